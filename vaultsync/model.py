@@ -1,0 +1,113 @@
+"""The plain values a pass passes along: problems, unit contents, decisions and the report.
+
+Both sides meet only through these types: the memory package never imports the vault package or the other way
+round, and sync/ joins them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from enum import IntEnum, StrEnum
+from typing import Any
+
+Record = dict[str, Any]
+# The PARA folders under life/, in vault order.
+PARA_KEYS = ("projects", "areas", "resources", "archives")
+
+
+class ExitCode(IntEnum):
+    CLEAN = 0
+    CONFLICTS = 1
+    USAGE = 2
+    LOCKED = 3
+    SAFETY_STOP = 4
+    SKIPPED_INPUT = 5
+
+
+class Severity(StrEnum):
+    ERROR = "error"  # an input was skipped: the pass exits 5
+    WARNING = "warning"  # something a person should know; nothing was lost
+    NOTE = "note"  # informational, e.g. a file vaultsync leaves alone
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    message: str
+    severity: Severity = Severity.ERROR
+
+    def line(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+@dataclass(frozen=True)
+class EntityContent:
+    """What an entity note and summary.md share: the summary's own properties and its body."""
+
+    props: Record
+    body: str
+
+    def canonical(self) -> str:
+        return canonical({"props": self.props, "body": self.body})
+
+
+def canonical(value: Any) -> str:
+    """A stable text form for comparing JSON values: key order and formatting never count as a change."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class Change:
+    """One line of the change summary that feeds commit messages and the report."""
+
+    side: str  # the side that changed: "memory" or "vault"
+    scope: str  # e.g. "people/sarah", "daily 2026-01-27", "MEMORY.md"
+    what: str  # e.g. "+1 fact", "1 superseded", "summary", "edited"
+
+
+@dataclass(frozen=True)
+class Conflict:
+    key: str
+    scope: str
+    detail: str
+    copy_path: str  # vault-relative path of the conflict copy holding the person's version
+
+
+@dataclass
+class Report:
+    """What a pass did; printed by the CLI, returned as JSON with --json."""
+
+    dry_run: bool = False
+    actions: list[str] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
+    open_conflicts: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    commits: list[str] = field(default_factory=list)
+    files_written: int = 0
+    stopped: str = ""
+
+    @property
+    def exit_code(self) -> ExitCode:
+        if self.stopped:
+            return ExitCode.SAFETY_STOP
+        if any(p.severity is Severity.ERROR for p in self.problems):
+            return ExitCode.SKIPPED_INPUT
+        if self.conflicts or self.open_conflicts:
+            return ExitCode.CONFLICTS
+        return ExitCode.CLEAN
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "dry_run": self.dry_run,
+            "exit_code": int(self.exit_code),
+            "stopped": self.stopped or None,
+            "actions": self.actions,
+            "changes": [vars(c) for c in self.changes],
+            "conflicts": [vars(c) for c in self.conflicts],
+            "open_conflicts": self.open_conflicts,
+            "problems": [{"path": p.path, "message": p.message, "severity": str(p.severity)} for p in self.problems],
+            "commits": self.commits,
+            "files_written": self.files_written,
+        }

@@ -1,0 +1,54 @@
+"""Which slugs and fact ids may become file names, on every OS Obsidian runs on."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import date
+
+_FORBIDDEN = set('\\/:*?"<>|#^[]')
+_WINDOWS_RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
+MAX_NAME = 120
+DAILY_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a file name in the vault, or None when it can.
+
+    Path separators and ``..`` would write outside the unit's folder; the other characters are rejected by
+    Windows or break Obsidian's links (``#`` headings, ``^`` blocks, ``[]`` and ``|`` link syntax).
+    """
+    if not name:
+        return "empty name"
+    if name in (".", ".."):
+        return f"{name!r} is not a usable name"
+    bad = sorted({c for c in name if c in _FORBIDDEN})
+    if bad:
+        return f"name {name!r} contains {' '.join(bad)}, which Obsidian or Windows reject in file names"
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in name):
+        return f"name {name!r} contains control characters"
+    if name != name.strip() or name.endswith("."):
+        return f"name {name!r} starts or ends with a space or ends with a dot"
+    if name.startswith("."):
+        return f"name {name!r} starts with a dot, which hides the file"
+    if _WINDOWS_RESERVED.match(name):
+        return f"name {name!r} is reserved on Windows"
+    if len(name.encode()) > MAX_NAME:
+        return f"name {name[:20]!r}... is longer than {MAX_NAME} bytes"
+    return None
+
+
+def fold(name: str) -> str:
+    """The form under which two names collide on case-insensitive file systems (macOS, Windows)."""
+    return unicodedata.normalize("NFC", name).casefold()
+
+
+def daily_date(name: str) -> date | None:
+    """The date a daily-note file name stands for; None when it is not one or is an impossible date."""
+    m = DAILY_NAME.match(name)
+    if not m:
+        return None
+    try:
+        return date(int(m[1]), int(m[2]), int(m[3]))
+    except ValueError:
+        return None
