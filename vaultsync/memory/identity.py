@@ -1,0 +1,90 @@
+"""Stable note names for facts, without ever writing an id into the agent's file.
+
+A fact's note name is its id when it has a usable one. A fact without an id gets ``<slug>-<hash>`` from its text
+the first time it is seen; afterwards the base remembers which note it is, so an edit to its text (on either side)
+keeps its note. Names are unique per entity even on case-insensitive file systems.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+
+from vaultsync.model import Record, canonical
+from vaultsync.names import fold
+
+
+def _text_hash(record: Record) -> str:
+    text = record.get("fact")
+    seed = text if isinstance(text, str) else canonical(record)
+    return hashlib.sha1(seed.encode()).hexdigest()[:6]
+
+
+def assign_notes(
+    slug: str,
+    facts: Sequence[tuple[int, Record]],
+    base: Mapping[str, tuple[Record, int]],
+) -> dict[str, tuple[int, Record]]:
+    """Give each (position, record) its note name, reusing the base's names wherever the fact is the same one.
+
+    Matching order for a fact: the base note whose record has the same id; for facts without an id, the base
+    note with the same content, then the same text, then the same position and date. Whatever is left is new.
+    """
+    claimed: dict[str, str] = {}  # folded name -> name
+    result: dict[str, tuple[int, Record]] = {}
+    by_id: dict[str, str] = {}
+    idless_base: list[tuple[str, Record, int]] = []
+    for note, (record, index) in base.items():
+        fact_id = record.get("id")
+        if isinstance(fact_id, str):
+            by_id.setdefault(fact_id, note)
+        else:
+            idless_base.append((note, record, index))
+
+    def claim(note: str, item: tuple[int, Record]) -> None:
+        claimed[fold(note)] = note
+        result[note] = item
+
+    pending: list[tuple[int, Record]] = []
+    for index, record in facts:
+        fact_id = record.get("id")
+        note = by_id.get(fact_id) if isinstance(fact_id, str) else None
+        if note and fold(note) not in claimed:
+            claim(note, (index, record))
+        else:
+            pending.append((index, record))
+
+    matchers = (
+        lambda rec, idx, brec, bidx: canonical(rec) == canonical(brec),
+        lambda rec, idx, brec, bidx: "fact" in rec and rec.get("fact") == brec.get("fact"),
+        lambda rec, idx, brec, bidx: idx == bidx and _when(rec) == _when(brec),
+    )
+    for match in matchers:
+        still: list[tuple[int, Record]] = []
+        for index, record in pending:
+            if isinstance(record.get("id"), str):
+                still.append((index, record))
+                continue
+            found = next(
+                (n for n, brec, bidx in idless_base if fold(n) not in claimed and match(record, index, brec, bidx)),
+                None,
+            )
+            if found:
+                claim(found, (index, record))
+            else:
+                still.append((index, record))
+        pending = still
+
+    for index, record in pending:
+        fact_id = record.get("id")
+        stem = fact_id if isinstance(fact_id, str) else f"{slug}-{_text_hash(record)}"
+        note, n = stem, 1
+        while fold(note) in claimed:
+            n += 1
+            note = f"{stem}~{n}"
+        claim(note, (index, record))
+    return result
+
+
+def _when(record: Record) -> object:
+    return record.get("timestamp", record.get("date"))

@@ -1,0 +1,258 @@
+"""Reading the agent's memory tree: entities (items.json + summary.md), daily notes and other files.
+
+Reading never writes. Each unreadable input becomes one Problem naming the file, and the rest of the scan goes
+on; an entity whose items.json cannot be read is marked broken so that no pass deletes or overwrites its facts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vaultsync.memory.items import ItemsDoc, ItemsError, parse_items
+from vaultsync.model import PARA_KEYS, EntityContent, Problem, Record, Severity
+from vaultsync.names import daily_date, fold, name_problem
+from vaultsync.textio import NotText, decode, strip_bom
+from vaultsync.yamlcore import YamlError, parse_properties, split_note
+
+DATE_LIKE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}\.md$")
+H1 = re.compile(r"^# +(.+?)\s*#*\s*$", re.MULTILINE)
+
+
+@dataclass
+class Summary:
+    """summary.md as read: the parts the vault shows plus what is needed to write it back unchanged."""
+
+    raw: bytes
+    content: EntityContent
+    fm_text: str | None
+    bom: bool
+
+
+@dataclass
+class MemEntity:
+    rel: str
+    folder: Path
+    items_raw: bytes | None = None
+    doc: ItemsDoc | None = None
+    broken: bool = False  # items.json exists but cannot be read: its facts are unknown this pass
+    summary: Summary | None = None
+    summary_broken: bool = False
+    facts: list[tuple[int, Record]] = field(default_factory=list)  # (position in the list, record)
+
+    @property
+    def content(self) -> EntityContent:
+        return self.summary.content if self.summary else EntityContent({}, "")
+
+    def display_name(self) -> str:
+        m = H1.search(self.content.body)
+        if m:
+            return m.group(1).strip()
+        if self.doc:
+            for key in ("name", "entity", "title"):
+                value = self.doc.wrapper.get(key)
+                if isinstance(value, str) and value.strip():
+                    return value.strip()
+        return self.rel.rsplit("/", 1)[-1]
+
+
+@dataclass
+class MemFile:
+    mem_path: str  # "workspace/..." or "life/..."
+    path: Path
+    raw: bytes
+
+
+@dataclass
+class MemoryScan:
+    entities: dict[str, MemEntity] = field(default_factory=dict)
+    files: dict[str, MemFile] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def parse_summary(raw: bytes) -> Summary:
+    """Split summary.md into its own properties and its body; a block that is not YAML stays body text."""
+    text, bom = strip_bom(decode(raw))
+    fm_text, body = split_note(text)
+    if fm_text is not None:
+        try:
+            props = parse_properties(fm_text)
+        except YamlError:
+            return Summary(raw, EntityContent({}, text), None, bom)
+        return Summary(raw, EntityContent(props, body), fm_text, bom)
+    return Summary(raw, EntityContent({}, text), None, bom)
+
+
+class _Scanner:
+    def __init__(self, workspace: Path, life: Path) -> None:
+        self.workspace = workspace
+        self.life = life
+        self.scan = MemoryScan()
+
+    def problem(self, path: Path, message: str, severity: Severity = Severity.ERROR) -> None:
+        self.scan.problems.append(Problem(str(path), message, severity))
+
+    def _entries(self, folder: Path) -> list[os.DirEntry[str]]:
+        try:
+            with os.scandir(folder) as it:
+                return sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            self.problem(folder, f"cannot read folder: {exc.strerror}")
+            return []
+
+    def _symlink(self, entry: os.DirEntry[str], root: Path) -> None:
+        target = Path(entry.path).resolve()
+        inside = target == root.resolve() or root.resolve() in target.parents
+        if inside:
+            self.problem(Path(entry.path), "symbolic link, not followed", Severity.NOTE)
+        else:
+            self.problem(Path(entry.path), f"symbolic link pointing outside the memory tree ({target}), skipped")
+
+    # -- life/ -------------------------------------------------------------------------------------------
+    def walk_life(self, folder: Path, rel: str) -> None:
+        entries = self._entries(folder)
+        names = {e.name for e in entries if e.is_file(follow_symlinks=False)}
+        is_entity = bool(rel) and ("items.json" in names or "summary.md" in names)
+        if is_entity:
+            self.read_entity(folder, rel, entries)
+        seen: dict[str, str] = {}
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            child_rel = f"{rel}/{entry.name}" if rel else entry.name
+            path = Path(entry.path)
+            if entry.is_symlink():
+                self._symlink(entry, self.life)
+                continue
+            folded = fold(entry.name)
+            if folded in seen:
+                self.problem(path, f"differs from {seen[folded]!r} only in case; both are kept", Severity.WARNING)
+            seen[folded] = entry.name
+            if entry.is_dir():
+                problem = name_problem(entry.name)
+                if problem:
+                    self.problem(path, f"folder skipped: {problem}")
+                    continue
+                if is_entity and entry.name == "facts":
+                    self.problem(path, "a folder named 'facts' inside an entity clashes with its fact notes; skipped")
+                    continue
+                self.walk_life(path, child_rel)
+            elif entry.is_file():
+                if is_entity and entry.name in ("items.json", "summary.md"):
+                    continue
+                self.life_file(path, child_rel)
+
+    def life_file(self, path: Path, rel: str) -> None:
+        if not rel.endswith(".md"):
+            hint = "; vaultsync reads facts from items.json only" if path.name.startswith("items.") else ""
+            self.problem(path, f"not markdown, left out of the vault{hint}", Severity.NOTE)
+            return
+        bad = next((p for p in (name_problem(part) for part in rel[:-3].split("/")) if p), None)
+        if bad:
+            self.problem(path, f"skipped: {bad}")
+            return
+        self.add_file(f"life/{rel}", path)
+
+    def add_file(self, mem_path: str, path: Path) -> None:
+        try:
+            raw = path.read_bytes()
+            decode(raw)
+        except NotText as exc:
+            self.problem(path, f"{exc}; skipped")
+            return
+        except OSError as exc:
+            self.problem(path, f"cannot read: {exc.strerror}")
+            return
+        self.scan.files[mem_path] = MemFile(mem_path, path, raw)
+
+    def read_entity(self, folder: Path, rel: str, entries: list[os.DirEntry[str]]) -> None:
+        if rel.split("/", 1)[0] not in PARA_KEYS or "/" not in rel:
+            self.problem(folder, "entity folder outside life/<projects|areas|resources|archives>/; skipped")
+            return
+        entity = MemEntity(rel=rel, folder=folder)
+        names = {e.name: e for e in entries}
+        summary_entry = names.get("summary.md")
+        if summary_entry and summary_entry.is_file(follow_symlinks=False):
+            path = folder / "summary.md"
+            try:
+                entity.summary = parse_summary(path.read_bytes())
+            except NotText as exc:
+                entity.summary_broken = True
+                self.problem(path, f"{exc}; left untouched")
+        items_entry = names.get("items.json")
+        if items_entry and items_entry.is_file(follow_symlinks=False):
+            self.read_items(entity, folder / "items.json")
+        self.scan.entities[rel] = entity
+
+    def read_items(self, entity: MemEntity, path: Path) -> None:
+        raw = path.read_bytes()
+        entity.items_raw = raw
+        try:
+            doc = parse_items(raw)
+        except ItemsError as exc:
+            entity.broken = True
+            self.problem(path, f"{exc}; its facts are left untouched on both sides")
+            return
+        entity.doc = doc
+        for entry in doc.entries:
+            if not isinstance(entry.value, dict):
+                self.problem(path, f"fact #{entry.index + 1} is a {type(entry.value).__name__}, not an object; skipped")
+                continue
+            fact_id = entry.value.get("id")
+            if fact_id is not None:
+                problem = name_problem(fact_id) if isinstance(fact_id, str) else "id is not a string"
+                if problem:
+                    self.problem(path, f"fact #{entry.index + 1}: {problem}; skipped")
+                    continue
+            entity.facts.append((entry.index, entry.value))
+
+    # -- workspace -------------------------------------------------------------------------------------
+    def walk_workspace(self) -> None:
+        for name in ("MEMORY.md", "HEARTBEAT.md"):
+            path = self.workspace / name
+            if path.is_symlink():
+                self.problem(path, "symbolic link, not followed")
+            elif path.is_file():
+                self.add_file(f"workspace/{name}", path)
+        memory = self.workspace / "memory"
+        if memory.is_dir() and not memory.is_symlink():
+            self.walk_memory(memory, "")
+
+    def walk_memory(self, folder: Path, rel: str) -> None:
+        for entry in self._entries(folder):
+            if entry.name.startswith("."):
+                continue
+            child = f"{rel}/{entry.name}" if rel else entry.name
+            path = Path(entry.path)
+            if entry.is_symlink():
+                self._symlink(entry, self.workspace)
+            elif entry.is_dir():
+                problem = name_problem(entry.name)
+                if problem:
+                    self.problem(path, f"folder skipped: {problem}")
+                else:
+                    self.walk_memory(path, child)
+            elif not entry.name.endswith(".md"):
+                self.problem(path, "not markdown, left out of the vault", Severity.NOTE)
+            elif not rel and DATE_LIKE.match(entry.name) and daily_date(entry.name) is None:
+                self.problem(path, "the name looks like a daily note but is not a real date (YYYY-MM-DD); skipped")
+            else:
+                problem = name_problem(entry.name[:-3])
+                if problem:
+                    self.problem(path, f"skipped: {problem}")
+                else:
+                    self.add_file(f"workspace/memory/{child}", path)
+
+
+def scan_memory(workspace: Path, life: Path) -> MemoryScan:
+    scanner = _Scanner(workspace, life)
+    for root, what in ((workspace, "workspace"), (life, "life")):
+        if not root.is_dir():
+            scanner.problem(root, f"the {what} root is missing")
+    if life.is_dir():
+        scanner.walk_life(life, "")
+    if workspace.is_dir():
+        scanner.walk_workspace()
+    return scanner.scan

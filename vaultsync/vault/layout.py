@@ -1,0 +1,136 @@
+"""Where each memory unit lives in the vault, and back.
+
+Unit keys are written in memory-side terms so both sides can name the same unit:
+``entity:areas/people/sarah``, ``fact:areas/people/sarah#sarah-007`` and
+``file:workspace/memory/2026-01-27.md``. This module is the only place that knows the vault's folder names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vaultsync.config import Layout
+from vaultsync.model import PARA_KEYS
+from vaultsync.names import daily_date
+
+FACTS_DIR = "facts"
+
+
+def entity_key(rel: str) -> str:
+    return f"entity:{rel}"
+
+
+def fact_key(rel: str, note: str) -> str:
+    return f"fact:{rel}#{note}"
+
+
+def file_key(mem_path: str) -> str:
+    return f"file:{mem_path}"
+
+
+def split_fact_key(key: str) -> tuple[str, str]:
+    rel, _, note = key[len("fact:") :].partition("#")
+    return rel, note
+
+
+def slug_of(rel: str) -> str:
+    return rel.rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True)
+class VaultLayout:
+    layout: Layout
+
+    # -- memory -> vault -------------------------------------------------------------------------------
+    def para_folder(self, para: str) -> str:
+        return self.layout.para_folders()[para]
+
+    def entity_dir(self, rel: str) -> str:
+        para, _, rest = rel.partition("/")
+        return f"{self.para_folder(para)}/{rest}"
+
+    def entity_note(self, rel: str) -> str:
+        return f"{self.entity_dir(rel)}/{slug_of(rel)}.md"
+
+    def facts_dir(self, rel: str) -> str:
+        return f"{self.entity_dir(rel)}/{FACTS_DIR}"
+
+    def fact_note(self, rel: str, note: str) -> str:
+        return f"{self.facts_dir(rel)}/{note}.md"
+
+    def agent_dir(self) -> str:
+        return f"{self.layout.resources}/{self.layout.agent}"
+
+    def agent_archive_dir(self) -> str:
+        return f"{self.layout.archives}/{self.layout.agent}"
+
+    def file_note(self, mem_path: str) -> str | None:
+        """Vault path of a memory file (``workspace/...`` or ``life/...``), None when it has no place."""
+        root, _, rest = mem_path.partition("/")
+        if root == "workspace":
+            if rest in ("MEMORY.md", "HEARTBEAT.md"):
+                return f"{self.agent_dir()}/{rest}"
+            sub = rest.removeprefix("memory/")
+            if sub == rest:
+                return None
+            if "/" not in sub and daily_date(sub):
+                return f"{self.layout.daily}/{sub}"
+            if sub.startswith("archive/"):
+                return f"{self.agent_archive_dir()}/{sub.removeprefix('archive/')}"
+            return f"{self.agent_dir()}/memory/{sub}"
+        if root == "life":
+            para, _, under = rest.partition("/")
+            if para in PARA_KEYS and under:
+                return f"{self.para_folder(para)}/{under}"
+            return f"{self.agent_dir()}/life/{rest}"
+        return None
+
+    # -- vault -> memory -------------------------------------------------------------------------------
+    def file_for_note(self, vault_path: str) -> str | None:
+        """The memory file a vault note mirrors, if the forward mapping leads back to exactly this note."""
+        candidate = self._file_candidate(vault_path)
+        if candidate and self.file_note(candidate) == vault_path:
+            return candidate
+        return None
+
+    def _file_candidate(self, vault_path: str) -> str | None:
+        agent = self.agent_dir() + "/"
+        archive = self.agent_archive_dir() + "/"
+        daily = self.layout.daily + "/"
+        if vault_path.startswith(agent):
+            rest = vault_path[len(agent) :]
+            if rest in ("MEMORY.md", "HEARTBEAT.md"):
+                return f"workspace/{rest}"
+            if rest.startswith("memory/"):
+                return f"workspace/{rest}"
+            if rest.startswith("life/"):
+                return rest
+            return None
+        if vault_path.startswith(archive):
+            return f"workspace/memory/archive/{vault_path[len(archive) :]}"
+        if vault_path.startswith(daily):
+            return f"workspace/memory/{vault_path[len(daily) :]}"
+        para = self.para_of_path(vault_path)
+        if para:
+            return f"life/{para}/{vault_path.split('/', 1)[1]}"
+        return None
+
+    def para_of_path(self, vault_path: str) -> str | None:
+        top = vault_path.split("/", 1)[0]
+        for key, folder in self.layout.para_folders().items():
+            if folder == top:
+                return key
+        return None
+
+    def entity_rel_of_dir(self, vault_dir: str) -> str | None:
+        para = self.para_of_path(vault_dir)
+        if not para or "/" not in vault_dir:
+            return None
+        return f"{para}/{vault_dir.split('/', 1)[1]}"
+
+    def reserved_dirs(self) -> tuple[str, str]:
+        """Vault folders that hold workspace files, so they are never read as entities."""
+        return self.agent_dir(), self.agent_archive_dir()
+
+    def managed_roots(self) -> list[str]:
+        return [*self.layout.para_folders().values(), self.layout.daily]

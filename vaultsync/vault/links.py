@@ -1,0 +1,98 @@
+"""Wiki-links between notes, and finding which entities a fact's text names.
+
+Links use the shortest form that Obsidian resolves to one note: ``[[slug|Display]]`` when the slug is unique in
+the vault, else the vault path. Mentions are found in one pass over the text with a dictionary keyed by each
+name's first token, so the cost follows the length of the text, not the number of entities.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+from vaultsync.names import fold
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+# A token is a run of word characters outside CJK scripts, or one CJK character: CJK text has no spaces, so
+# names written in it are matched anywhere, while Latin names need word boundaries ("Mia" is not in "Miami").
+_TOKEN = re.compile(rf"[^\W{_CJK}]+|[{_CJK}]")
+_WORDCHAR = re.compile(rf"[^\W{_CJK}]")
+_PAREN_NAME = re.compile(r"^(.+?)\s*[(\uff08](.+?)[)\uff09]\s*$")  # ASCII or full-width brackets
+_LINK = re.compile(r"^\[\[([^\]|]+)(?:\|([^\]]*))?\]\]$")
+
+
+def _first_token(name: str) -> str | None:
+    m = _TOKEN.match(name)
+    return m.group(0) if m else None
+
+
+def name_variants(display: str) -> list[str]:
+    """The names a display name stands for: "李伟 (Li Wei)" is also written "李伟" and "Li Wei"."""
+    names = [display]
+    m = _PAREN_NAME.match(display)
+    if m:
+        names += [m.group(1).strip(), m.group(2).strip()]
+    return [n for n in names if n]
+
+
+class MentionMatcher:
+    """Finds the entities named in a text."""
+
+    def __init__(self, names: Iterable[tuple[str, str]]) -> None:
+        self._by_token: dict[str, list[tuple[str, str]]] = {}
+        for name, key in names:
+            token = _first_token(name)
+            if token is None or len(name) < 2:
+                continue
+            self._by_token.setdefault(token, []).append((name, key))
+        for group in self._by_token.values():
+            group.sort(key=lambda item: -len(item[0]))
+
+    def find(self, text: str) -> set[str]:
+        found: set[str] = set()
+        for m in _TOKEN.finditer(text):
+            candidates = self._by_token.get(m.group(0))
+            if not candidates:
+                continue
+            start = m.start()
+            for name, key in candidates:
+                if not text.startswith(name, start):
+                    continue
+                end = start + len(name)
+                if _WORDCHAR.match(name[-1]) and end < len(text) and _WORDCHAR.match(text[end]):
+                    continue
+                found.add(key)
+                break
+        return found
+
+
+def _alias(text: str) -> str:
+    # "|" and "]" would end the link early; Obsidian shows the alias, so dropping them is harmless.
+    return re.sub(r"[\[\]|]", "", text).strip()
+
+
+class LinkIndex:
+    """Knows every note name vaultsync renders, to decide when a bare name is ambiguous."""
+
+    def __init__(self, note_paths: Iterable[str]) -> None:
+        self._counts = Counter(fold(p.rsplit("/", 1)[-1].removesuffix(".md")) for p in note_paths)
+
+    def link(self, note_path: str, display: str | None = None) -> str:
+        stem = note_path.removesuffix(".md")
+        name = stem.rsplit("/", 1)[-1]
+        target = name if self._counts[fold(name)] <= 1 else stem
+        alias = _alias(display) if display else ""
+        if alias and alias != target:
+            return f"[[{target}|{alias}]]"
+        if target != name:
+            return f"[[{target}|{name}]]"
+        return f"[[{target}]]"
+
+
+def link_target(value: str) -> str | None:
+    """The note name a wiki-link points at (``[[a/b/c|x]]`` -> ``c``), or None when it is not one link."""
+    m = _LINK.match(value.strip())
+    if not m:
+        return None
+    return m.group(1).strip().rsplit("/", 1)[-1].removesuffix(".md")

@@ -1,0 +1,218 @@
+"""Fact and entity notes: rendering a memory record as an Obsidian note, and reading a person's edits back.
+
+Reading back is type-aware against the base: a property whose value still equals (as a value, not as text) what
+was synced keeps the base's JSON value and type, so Obsidian re-serialising a block, dropping quotes or turning
+``1.0`` into ``1`` is never mistaken for an edit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from vaultsync.model import EntityContent, Record
+from vaultsync.vault.links import link_target
+from vaultsync.yamlcore import YamlError, dump_properties, join_note, parse_properties, split_note
+
+DATE_KEYS = frozenset({"timestamp", "date", "updated", "created", "lastAccessed"})
+# Record keys shown under the contract's property name, so Bases views work on every shape of items.json.
+VAULT_NAMES = {"date": "timestamp", "superseded_by": "supersededBy"}
+SUPERSEDED = "supersededBy"
+FACT_DERIVED = ("entity", "mentions")
+ENTITY_DERIVED = ("kind", "aliases", "tags", "facts_active", "facts_superseded", "related", "updated")
+# A person's edit to these is kept: it moves into summary.md's own properties (and so reaches the agent).
+ENTITY_KEEPABLE = ("aliases", "tags")
+VIEW_MARKER = "%% vaultsync: live view of this entity's facts; edit a fact in its own note %%"
+
+
+class NoteError(ValueError):
+    """A note vaultsync cannot read; the message names the problem, the caller the file."""
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Value equality as Obsidian round-trips it: 1 == 1.0, but True is not 1 and "1" is not 1."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def vault_name(key: str, record: Mapping[str, Any]) -> str:
+    """The property name a record key is shown under; an alias only when the record lacks the main name."""
+    target = VAULT_NAMES.get(key)
+    return target if target and target not in record else key
+
+
+def derived_names(candidates: tuple[str, ...], own: Mapping[str, Any]) -> tuple[str, ...]:
+    """Derived properties never shadow a key of the memory's own: those are simply not derived."""
+    return tuple(k for k in candidates if k not in own and k not in {vault_name(o, own) for o in own})
+
+
+def _split(text: str) -> tuple[dict[str, Any], str]:
+    fm_text, body = split_note(text)
+    if fm_text is None:
+        return {}, body
+    try:
+        return parse_properties(fm_text), body
+    except YamlError as exc:
+        raise NoteError(f"frontmatter is not valid YAML: {exc}") from None
+
+
+# -- facts ---------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FactView:
+    """What a fact note shows beyond the record itself."""
+
+    entity_link: str
+    mentions: tuple[str, ...]
+    superseded_link: Callable[[str], str | None]  # fact id -> link, None when the id is not a known fact
+
+
+def fact_properties(record: Record, view: FactView) -> dict[str, Any]:
+    props: dict[str, Any] = {}
+    for key, value in record.items():
+        if key == "fact" and isinstance(value, str):
+            continue
+        name = vault_name(key, record)
+        if name == SUPERSEDED:
+            if value is None:
+                continue
+            if isinstance(value, str):
+                value = view.superseded_link(value) or value
+        props[name] = value
+    derived = derived_names(FACT_DERIVED, record)
+    if "entity" in derived:
+        props["entity"] = view.entity_link
+    if "mentions" in derived and view.mentions:
+        props["mentions"] = list(view.mentions)
+    return props
+
+
+def render_fact(record: Record, view: FactView) -> str:
+    text = record.get("fact")
+    body = text + "\n" if isinstance(text, str) else ""
+    return join_note(dump_properties(fact_properties(record, view), date_keys=DATE_KEYS), body)
+
+
+def read_fact_note(text: str) -> tuple[dict[str, Any], str]:
+    """Properties and body of a fact note, raising NoteError when the frontmatter is unreadable."""
+    return _split(text)
+
+
+def _from_vault(name: str, value: Any) -> Any:
+    if name == SUPERSEDED and isinstance(value, str):
+        return link_target(value) or value
+    return value
+
+
+def fact_record(
+    props: Mapping[str, Any],
+    body: str,
+    base: Record | None,
+    style: Mapping[str, str],
+) -> Record:
+    """The memory record a fact note stands for.
+
+    ``base`` is the record as last synced (None for a note the person created); ``style`` maps contract
+    property names to the key this entity's items.json uses (e.g. ``timestamp`` -> ``date``).
+    """
+    base = base or {}
+    derived = set(derived_names(FACT_DERIVED, base))
+    names = {vault_name(k, base): k for k in base}
+    values: dict[str, Any] = {}
+    for name, value in props.items():
+        if name in derived:
+            continue
+        key = names.get(name) or style.get(name, name)
+        new = _from_vault(name, value)
+        values[key] = base[key] if key in base and same_value(new, base[key]) else new
+    if "fact" not in values and (isinstance(base.get("fact"), str) or "fact" not in base):
+        values["fact"] = body[:-1] if body.endswith("\n") else body
+    for key, value in base.items():
+        # supersededBy: null is not shown in the note; its absence there is not a deletion.
+        if key not in values and value is None and vault_name(key, base) == SUPERSEDED:
+            values[key] = None
+    ordered = {k: values[k] for k in base if k in values}
+    ordered.update((k, v) for k, v in values.items() if k not in ordered)
+    return ordered
+
+
+# -- entities ------------------------------------------------------------------------------------------------
+def facts_view(facts_dir: str) -> str:
+    return (
+        f"{VIEW_MARKER}\n"
+        "```base\n"
+        "filters:\n"
+        "  and:\n"
+        f'    - file.inFolder("{facts_dir}")\n'
+        "views:\n"
+        "  - type: table\n"
+        "    name: Facts\n"
+        "    order:\n"
+        "      - file.name\n"
+        "      - status\n"
+        "      - category\n"
+        "      - timestamp\n"
+        "    sort:\n"
+        "      - property: timestamp\n"
+        "        direction: DESC\n"
+        "```\n"
+    )
+
+
+def render_entity(content: EntityContent, derived: Mapping[str, Any], facts_dir: str) -> str:
+    props = dict(content.props)
+    props.update((k, v) for k, v in derived.items() if k not in props)
+    return join_note(dump_properties(props, date_keys=DATE_KEYS), f"{content.body}\n{facts_view(facts_dir)}")
+
+
+def read_entity_note(text: str) -> tuple[dict[str, Any], str]:
+    """Properties and summary body of an entity note; text a person put below the facts view moves above it."""
+    props, body = _split(text)
+    cut = body.rfind("\n" + VIEW_MARKER)
+    if cut < 0:
+        return props, body
+    summary, rest = body[:cut], body[cut + 1 :]
+    fence = rest.find("\n```\n", rest.find("```base"))
+    tail = rest[fence + 5 :] if fence >= 0 else ""
+    if tail.strip():
+        summary = f"{summary}\n{tail}" if summary else tail
+    return props, summary
+
+
+def entity_content(
+    props: Mapping[str, Any],
+    body: str,
+    base: EntityContent | None,
+    base_derived: Mapping[str, Any] | None,
+) -> tuple[EntityContent, list[str]]:
+    """The summary an entity note stands for, and the derived properties a person changed in vain.
+
+    A changed ``aliases`` or ``tags`` is kept by moving it into the summary's own properties; a changed count,
+    link list or date is recomputed from the facts, and reported so the person knows why it came back. With
+    no record of what was rendered (``base_derived`` None, a vault adopted as found) derived properties are
+    simply recomputed.
+    """
+    base_props = base.props if base else {}
+    own: dict[str, Any] = {}
+    ignored: list[str] = []
+    derived = set(derived_names(ENTITY_DERIVED, base_props))
+    for key, value in props.items():
+        if key in derived:
+            if base_derived is None or same_value(value, base_derived.get(key)):
+                continue
+            if key in ENTITY_KEEPABLE:
+                own[key] = value
+            else:
+                ignored.append(key)
+            continue
+        own[key] = base_props[key] if key in base_props and same_value(value, base_props[key]) else value
+    ordered = {k: own[k] for k in base_props if k in own}
+    ordered.update((k, v) for k, v in own.items() if k not in ordered)
+    return EntityContent(ordered, body), ignored

@@ -1,0 +1,179 @@
+"""Reading the vault: which notes are entities, facts and mirrored files, and which are not vaultsync's.
+
+Reading never writes. A note that cannot be read is reported and its unit is left alone on both sides.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vaultsync.model import Problem
+from vaultsync.names import daily_date, name_problem
+from vaultsync.textio import NotText, decode
+from vaultsync.vault.layout import FACTS_DIR, VaultLayout
+from vaultsync.vault.notes import NoteError, read_entity_note, read_fact_note
+
+CONFLICT_MARK = ".vaultsync-conflict-"
+# Copies other tools leave behind; never read as facts or entities.
+FOREIGN_COPY = re.compile(r"(\.sync-conflict-|\(conflicted copy|\(conflict\)|\.orig$|~$|\.bak$|\.tmp$)", re.IGNORECASE)
+
+
+@dataclass
+class Note:
+    path: str  # vault-relative, "/"-separated
+    raw: bytes
+    props: dict[str, Any] = field(default_factory=dict)
+    body: str = ""
+    broken: bool = False  # unreadable: its unit is skipped this pass
+
+
+@dataclass
+class VaultEntity:
+    rel: str
+    note: Note | None
+    facts: dict[str, Note] = field(default_factory=dict)  # note stem -> note
+
+
+@dataclass
+class VaultScan:
+    entities: dict[str, VaultEntity] = field(default_factory=dict)
+    files: dict[str, Note] = field(default_factory=dict)  # memory path -> a note that may mirror that file
+    conflict_copies: list[str] = field(default_factory=list)
+    foreign: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+class _Scanner:
+    def __init__(self, root: Path, layout: VaultLayout) -> None:
+        self.root = root
+        self.layout = layout
+        self.scan = VaultScan()
+
+    def entries(self, rel_dir: str) -> list[os.DirEntry[str]]:
+        try:
+            with os.scandir(self.root / rel_dir) as it:
+                return sorted((e for e in it if not e.name.startswith(".")), key=lambda e: e.name)
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            self.scan.problems.append(Problem(rel_dir, f"cannot read folder: {exc.strerror}"))
+            return []
+
+    def read(self, rel_path: str, kind: str) -> Note | None:
+        try:
+            raw = (self.root / rel_path).read_bytes()
+        except OSError as exc:
+            self.scan.problems.append(Problem(rel_path, f"cannot read: {exc.strerror}"))
+            return None
+        note = Note(rel_path, raw)
+        try:
+            text = decode(raw)
+            if kind == "fact":
+                note.props, note.body = read_fact_note(text)
+            elif kind == "entity":
+                note.props, note.body = read_entity_note(text)
+            else:
+                note.body = text
+        except (NotText, NoteError) as exc:
+            note.broken = True
+            self.scan.problems.append(Problem(rel_path, f"{exc}; left untouched on both sides"))
+        return note
+
+    def skip_copy(self, rel_path: str) -> bool:
+        name = rel_path.rsplit("/", 1)[-1]
+        if CONFLICT_MARK in name:
+            self.scan.conflict_copies.append(rel_path)
+            return True
+        if FOREIGN_COPY.search(name.removesuffix(".md")):
+            self.scan.foreign.append(rel_path)
+            return True
+        return False
+
+    def walk_para(self, rel_dir: str) -> None:
+        entries = self.entries(rel_dir)
+        reserved = self.layout.reserved_dirs()
+        name = rel_dir.rsplit("/", 1)[-1]
+        entity_rel = self.layout.entity_rel_of_dir(rel_dir)
+        files = {e.name for e in entries if e.is_file(follow_symlinks=False)}
+        dirs = {e.name for e in entries if e.is_dir(follow_symlinks=False)}
+        is_entity = entity_rel is not None and (f"{name}.md" in files or FACTS_DIR in dirs)
+        if is_entity:
+            assert entity_rel is not None
+            self.read_entity(rel_dir, entity_rel, name, f"{name}.md" in files, FACTS_DIR in dirs)
+        for entry in entries:
+            child = f"{rel_dir}/{entry.name}"
+            if entry.is_symlink():
+                continue
+            if entry.is_dir():
+                if child in reserved:
+                    self.walk_mirror(child)
+                elif not (is_entity and entry.name == FACTS_DIR):
+                    self.walk_para(child)
+            elif entry.name.endswith(".md") and not (is_entity and entry.name == f"{name}.md"):
+                self.candidate(child)
+
+    def read_entity(self, rel_dir: str, rel: str, name: str, has_note: bool, has_facts: bool) -> None:
+        problem = next((p for p in map(name_problem, rel.split("/")[1:]) if p), None)
+        if problem:
+            self.scan.problems.append(Problem(rel_dir, f"entity folder skipped: {problem}"))
+            return
+        note = self.read(f"{rel_dir}/{name}.md", "entity") if has_note else None
+        entity = VaultEntity(rel, note)
+        if has_facts:
+            facts_dir = f"{rel_dir}/{FACTS_DIR}"
+            for entry in self.entries(facts_dir):
+                path = f"{facts_dir}/{entry.name}"
+                if not entry.is_file(follow_symlinks=False) or not entry.name.endswith(".md"):
+                    continue
+                if self.skip_copy(path):
+                    continue
+                stem = entry.name[:-3]
+                fact_note = self.read(path, "fact")
+                if fact_note:
+                    entity.facts[stem] = fact_note
+        self.scan.entities[rel] = entity
+
+    def candidate(self, rel_path: str) -> None:
+        if self.skip_copy(rel_path):
+            return
+        mem_path = self.layout.file_for_note(rel_path)
+        if mem_path is None:
+            self.scan.foreign.append(rel_path)
+            return
+        note = self.read(rel_path, "file")
+        if note:
+            self.scan.files[mem_path] = note
+
+    def walk_mirror(self, rel_dir: str) -> None:
+        for entry in self.entries(rel_dir):
+            child = f"{rel_dir}/{entry.name}"
+            if entry.is_symlink():
+                continue
+            if entry.is_dir():
+                self.walk_mirror(child)
+            elif entry.name.endswith(".md"):
+                self.candidate(child)
+
+    def walk_daily(self) -> None:
+        folder = self.layout.layout.daily
+        for entry in self.entries(folder):
+            if entry.is_file(follow_symlinks=False) and daily_date(entry.name):
+                self.candidate(f"{folder}/{entry.name}")
+
+
+def scan_vault(root: Path, layout: VaultLayout) -> VaultScan:
+    scanner = _Scanner(root, layout)
+    for folder in layout.layout.para_folders().values():
+        if (root / folder).is_dir():
+            scanner.walk_para(folder)
+    scanner.walk_daily()
+    return scanner.scan
+
+
+def conflict_copy_name(note_path: str, stamp: str) -> str:
+    stem = note_path.removesuffix(".md")
+    return f"{stem}{CONFLICT_MARK}{stamp}.md"
