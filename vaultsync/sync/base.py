@@ -1,0 +1,84 @@
+"""The base: what each unit held when both sides last agreed, kept in vaultsync's private state folder.
+
+It stores contents, not only fingerprints, because a three-way merge needs the common ancestor. It is never
+the vault repo's HEAD: obsidian-git and the person move HEAD at will. SQLite makes each save atomic, so a pass
+killed mid-way leaves the previous base intact and the next pass converges from there.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS units (key TEXT PRIMARY KEY, data BLOB NOT NULL, extra TEXT NOT NULL DEFAULT '{}');
+CREATE TABLE IF NOT EXISTS ids (entity TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (entity, id));
+CREATE TABLE IF NOT EXISTS conflicts (path TEXT PRIMARY KEY, key TEXT NOT NULL, detail TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS reported (path TEXT PRIMARY KEY);
+"""
+
+
+@dataclass
+class BaseEntry:
+    """One unit as last synced: ``data`` is JSON for facts and entities, raw bytes for files."""
+
+    data: bytes
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def json(self) -> Any:
+        return json.loads(self.data)
+
+
+class BaseStore:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.db = sqlite3.connect(path)
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def load(self) -> dict[str, BaseEntry]:
+        rows = self.db.execute("SELECT key, data, extra FROM units")
+        return {key: BaseEntry(bytes(data), json.loads(extra)) for key, data, extra in rows}
+
+    def ids(self) -> dict[str, set[str]]:
+        seen: dict[str, set[str]] = {}
+        for entity, fact_id in self.db.execute("SELECT entity, id FROM ids"):
+            seen.setdefault(entity, set()).add(fact_id)
+        return seen
+
+    def conflicts(self) -> dict[str, tuple[str, str]]:
+        return {p: (k, d) for p, k, d in self.db.execute("SELECT path, key, detail FROM conflicts")}
+
+    def reported(self) -> set[str]:
+        return {p for (p,) in self.db.execute("SELECT path FROM reported")}
+
+    def save(
+        self,
+        upserts: Mapping[str, BaseEntry],
+        deletes: Iterable[str],
+        ids: Iterable[tuple[str, str]] = (),
+        conflicts: Mapping[str, tuple[str, str]] | None = None,
+        resolved: Iterable[str] = (),
+        reported: Iterable[str] = (),
+    ) -> None:
+        """Record one pass's outcome in a single transaction: all of it or none of it."""
+        with self.db:
+            self.db.executemany("DELETE FROM units WHERE key = ?", ((k,) for k in deletes))
+            self.db.executemany(
+                "INSERT OR REPLACE INTO units (key, data, extra) VALUES (?, ?, ?)",
+                ((k, e.data, json.dumps(e.extra, ensure_ascii=False)) for k, e in upserts.items()),
+            )
+            self.db.executemany("INSERT OR IGNORE INTO ids (entity, id) VALUES (?, ?)", ids)
+            self.db.executemany(
+                "INSERT OR REPLACE INTO conflicts (path, key, detail) VALUES (?, ?, ?)",
+                ((p, k, d) for p, (k, d) in (conflicts or {}).items()),
+            )
+            self.db.executemany("DELETE FROM conflicts WHERE path = ?", ((p,) for p in resolved))
+            self.db.executemany("INSERT OR IGNORE INTO reported (path) VALUES (?)", ((p,) for p in reported))

@@ -1,0 +1,98 @@
+"""Saying what changed, on which side, for which entity: the words of commit messages and the report."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from vaultsync.model import Change
+from vaultsync.sync.decide import Outcome
+from vaultsync.sync.plan import scope_of
+from vaultsync.sync.units import ENTITY, FACT, World
+from vaultsync.vault.layout import VaultLayout, split_fact_key
+
+PERSON_SIDE = (Outcome.TO_MEMORY, Outcome.MERGED, Outcome.CONFLICT)
+AGENT_SIDE = (Outcome.TO_VAULT, Outcome.CONVERGED, Outcome.MERGED, Outcome.CONFLICT)
+SUBJECT_LIMIT = 100
+
+
+def classify(kind: str, before: Any, after: Any) -> str:
+    if kind == FACT:
+        if before is None:
+            return "+fact"
+        if after is None:
+            return "-fact"
+        if after.get("status") == "superseded" and before.get("status") != "superseded":
+            return "superseded"
+        return "edited fact"
+    if kind == ENTITY:
+        return "summary"
+    if before is None:
+        return "created"
+    return "deleted" if after is None else "edited"
+
+
+def side_changes(world: World, layout: VaultLayout) -> tuple[list[Change], set[str]]:
+    """The changes each side made since the base, and the vault paths the person changed."""
+    changes: list[Change] = []
+    person_paths: set[str] = set()
+    for key in sorted(world.units):
+        state = world.units[key]
+        outcome = state.decision.outcome if state.decision else Outcome.SKIP
+        scope = scope_of(key)
+        if outcome in PERSON_SIDE:
+            changes.append(Change("vault", scope, classify(state.kind, state.base, state.vault)))
+            person_paths.add(state.vault_note.path if state.vault_note else vault_path_of(key, layout))
+        if outcome in AGENT_SIDE and not (outcome is Outcome.CONVERGED and state.memory == state.base):
+            changes.append(Change("memory", scope, classify(state.kind, state.base, state.memory)))
+    return changes, {p for p in person_paths if p}
+
+
+def vault_path_of(key: str, layout: VaultLayout) -> str:
+    kind, _, rest = key.partition(":")
+    if kind == FACT:
+        return layout.fact_note(*split_fact_key(key))
+    if kind == ENTITY:
+        return layout.entity_note(rest)
+    return layout.file_note(rest) or ""
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _phrase(counts: Counter[str]) -> str:
+    parts = []
+    if counts["+fact"]:
+        parts.append("+" + _plural(counts["+fact"], "fact"))
+    if counts["-fact"]:
+        parts.append("-" + _plural(counts["-fact"], "fact"))
+    if counts["superseded"]:
+        parts.append(f"{counts['superseded']} superseded")
+    if counts["edited fact"]:
+        parts.append(f"{_plural(counts['edited fact'], 'fact')} edited")
+    fact_words = {"+fact", "-fact", "superseded", "edited fact"}
+    parts += [word for word in counts if word not in fact_words]
+    return ", ".join(parts)
+
+
+def message(direction: str, changes: Sequence[Change], extra_scopes: Sequence[str] = ()) -> str:
+    """A subject like ``memory -> vault: people/sarah +1 fact, 1 superseded; daily 2026-01-27``.
+
+    When the subject would run long, it counts instead and the body lists every scope, so ``git log``
+    stays readable after a first import of thousands of entities.
+    """
+    by_scope: dict[str, Counter[str]] = {}
+    for change in changes:
+        by_scope.setdefault(change.scope, Counter())[change.what] += 1
+    lines = [f"{scope} {_phrase(c)}" for scope, c in by_scope.items()]
+    lines += [f"{scope} (derived properties)" for scope in extra_scopes if scope not in by_scope]
+    subject = f"{direction}: " + "; ".join(lines)
+    if len(subject) <= SUBJECT_LIMIT:
+        return subject
+    totals: Counter[str] = Counter()
+    for c in by_scope.values():
+        totals.update(c)
+    summary = _phrase(totals) or "derived properties"
+    return f"{direction}: {len(lines)} notes and files changed ({summary})\n\n" + "\n".join(lines)

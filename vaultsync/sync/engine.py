@@ -1,0 +1,208 @@
+"""One sync pass: scan -> line up with the base -> decide -> plan -> guard -> commit person -> apply ->
+commit agent -> record the new base. This is the library call behind ``vaultsync sync``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+
+from vaultsync.config import Config
+from vaultsync.fs import run_lock
+from vaultsync.gitrepo import Author, VaultRepo
+from vaultsync.memory.tree import scan_memory
+from vaultsync.model import Change, Problem, Report, Severity
+from vaultsync.secrets import scan_bytes
+from vaultsync.sync.apply import apply_plan
+from vaultsync.sync.base import BaseStore
+from vaultsync.sync.changes import message, side_changes
+from vaultsync.sync.decide import UNKNOWN, decide
+from vaultsync.sync.merge import merge_entities, merge_records, merge_text
+from vaultsync.sync.moves import apply_moves, detect_moves
+from vaultsync.sync.plan import Action, make_plan, scope_of
+from vaultsync.sync.units import ENTITY, FACT, World, gather, same
+from vaultsync.vault.layout import VaultLayout
+from vaultsync.vault.scan import scan_vault
+
+
+@dataclass(frozen=True)
+class PassOptions:
+    dry_run: bool = False
+    confirm_deletes: bool = False
+    today: date | None = None
+    now: Callable[[], datetime] = datetime.now
+
+
+def _merge_files(base: bytes | None, memory: bytes, vault: bytes) -> tuple[bytes, str]:
+    try:
+        texts = [None if base is None else base.decode(), memory.decode(), vault.decode()]
+    except UnicodeDecodeError:
+        return memory, "both sides changed a file that is not text"
+    merged, conflict = merge_text(*texts)  # type: ignore[arg-type]
+    return merged.encode(), conflict
+
+
+MERGERS = {FACT: merge_records, ENTITY: merge_entities}
+
+
+def decide_all(world: World) -> None:
+    for state in world.units.values():
+        merger = MERGERS.get(state.kind, _merge_files)
+        state.decision = decide(state.base, state.memory, state.vault, same(state.kind), merger)
+
+
+def deletion_guard(world: World, cfg: Config) -> str:
+    """Why the pass must stop before writing anything, or "" when it may go on.
+
+    Trigger: a pass would delete more than the configured share and count of one side's units. Why: a
+    mis-mounted folder, a half-finished checkout or an agent bug looks exactly like "the person deleted
+    everything". Then: stop with exit 4, name what would go, and let the person confirm with --yes.
+    """
+    reasons = []
+    for side in ("memory", "vault"):
+        total = 0
+        doomed: list[str] = []
+        for key, state in world.units.items():
+            value = getattr(state, side)
+            if value is None or value is UNKNOWN or state.decision is None:
+                continue
+            total += 1
+            if state.decision.result is None:
+                doomed.append(key)
+        if len(doomed) > cfg.safety.max_delete_count and len(doomed) > cfg.safety.max_delete_share * total:
+            sample = ", ".join(sorted({scope_of(k) for k in doomed})[:5])
+            reasons.append(f"the pass would delete {len(doomed)} of {total} units on the {side} side ({sample} ...)")
+    return "; ".join(reasons)
+
+
+def _committable(repo_root: Path, paths: set[str], report: Report) -> set[str]:
+    """Leave out of the commit any file holding a secret: git history is forever."""
+    keep = set()
+    for path in sorted(paths):
+        target = repo_root / path
+        findings = scan_bytes(target.read_bytes()) if target.is_file() else []
+        if findings:
+            where = ", ".join(f"line {f.line}: {f.kind} {f.redacted}" for f in findings[:3])
+            report.problems.append(
+                Problem(path, f"holds a secret ({where}); synced locally but left out of git", Severity.WARNING)
+            )
+        else:
+            keep.add(path)
+    return keep
+
+
+def run_pass(cfg: Config, options: PassOptions | None = None) -> Report:
+    options = options or PassOptions()
+    report = Report(dry_run=options.dry_run)
+    layout = VaultLayout(cfg.layout)
+    today = options.today or date.today()
+    with run_lock(cfg.state_dir / "lock"):
+        missing = [
+            n for n, p in (("workspace", cfg.workspace), ("life", cfg.life), ("vault", cfg.vault)) if not p.is_dir()
+        ]
+        if missing:
+            report.stopped = f"missing root folder(s): {', '.join(missing)}; check the config ({cfg.source})"
+            return report
+        store = BaseStore(cfg.state_dir / "base.sqlite")
+        try:
+            return _run(cfg, options, report, layout, store, today)
+        finally:
+            store.close()
+
+
+def _run(
+    cfg: Config, options: PassOptions, report: Report, layout: VaultLayout, store: BaseStore, today: date
+) -> Report:
+    base = store.load()
+    mem = scan_memory(cfg.workspace, cfg.life)
+    vault = scan_vault(cfg.vault, layout)
+    report.problems += mem.problems + vault.problems
+    moves = detect_moves(mem, vault, base)
+    renamed = apply_moves(moves, mem, base, cfg.life)
+    world = gather(mem, vault, base, layout, store.ids(), today)
+    report.problems += world.problems
+    decide_all(world)
+
+    if base and ((not mem.entities and not mem.files) or (not vault.entities and not vault.files)):
+        side = "memory" if not mem.entities and not mem.files else "vault"
+        report.stopped = f"the {side} side is empty while the last sync had content; is a folder unmounted?"
+    if not report.stopped and not options.confirm_deletes:
+        report.stopped = deletion_guard(world, cfg)
+    if report.stopped:
+        report.stopped += "; nothing was written (run again with --yes to confirm)"
+        return report
+
+    stamp = options.now().strftime("%Y%m%d-%H%M%S")
+    plan = make_plan(cfg, layout, world, mem, vault, base, stamp)
+    changes, person_paths = side_changes(world, layout)
+    for old, new in moves:
+        keys = tuple(k for k in renamed if k.startswith((f"fact:{new}#", f"entity:{new}")))
+        plan.actions.insert(0, Action("memory", "move", cfg.life / old, f"life/{old}", keys=keys, dest=cfg.life / new))
+        changes.append(Change("vault", scope_of(f"entity:{new}"), f"moved from {old}"))
+        moved = vault.entities[new]
+        person_paths |= {n.path for n in moved.facts.values()} | ({moved.note.path} if moved.note else set())
+        person_paths.add(layout.entity_note(old))
+        person_paths |= {
+            layout.fact_note(old, k.partition("#")[2]) for k in renamed.values() if k.startswith(f"fact:{old}#")
+        }
+    for new_key, old_key in renamed.items():
+        plan.deletes.append(old_key)
+        if new_key not in plan.upserts and new_key not in plan.deletes:
+            plan.upserts[new_key] = base[new_key]
+    report.changes += changes
+    report.conflicts = plan.conflicts
+    report.actions = [a.describe() for a in plan.actions]
+    reported = store.reported()
+    fresh_foreign = sorted(set(world.foreign) - reported)
+    report.problems += [Problem(p, "not a vaultsync note; left alone", Severity.NOTE) for p in fresh_foreign]
+    report.open_conflicts = sorted(vault.conflict_copies)
+    if options.dry_run:
+        return report
+
+    repo = VaultRepo(cfg.vault)
+    busy = repo.busy()
+    if busy:
+        report.stopped = busy + "; nothing was written"
+        return report
+    person = repo.person(cfg.git.person_name, cfg.git.person_email)
+    agent = Author(cfg.git.agent_name, cfg.git.agent_email)
+    person_changes = [c for c in changes if c.side == "vault"]
+    if person_paths:
+        sha = repo.commit(
+            _committable(cfg.vault, person_paths, report), message("vault -> memory", person_changes), person
+        )
+        if sha:
+            report.commits.append(sha)
+
+    applied = apply_plan(plan, cfg.state_dir / "trash" / stamp)
+    report.problems += applied.problems
+    report.files_written = sum(1 for a in applied.done if a.op == "write")
+    vault_paths = {a.shown for a in applied.done if a.side == "vault"}
+    if vault_paths:
+        agent_changes = [c for c in changes if c.side == "memory"]
+        touched = sorted({scope_of(k) for a in applied.done if a.side == "vault" for k in a.keys})
+        sha = repo.commit(
+            _committable(cfg.vault, vault_paths, report),
+            message("memory -> vault", agent_changes, touched),
+            agent,
+        )
+        if sha:
+            report.commits.append(sha)
+
+    failed = applied.failed_keys | {old for new, old in renamed.items() if new in applied.failed_keys}
+    store.save(
+        {k: v for k, v in plan.upserts.items() if k not in failed},
+        [k for k in plan.deletes if k not in failed],
+        ids=world.new_ids
+        + [
+            (rel, str(r.get("id")))
+            for rel, facts in world.mem_facts.items()
+            for _, r in facts.values()
+            if isinstance(r.get("id"), str)
+        ],
+        conflicts={c.copy_path: (c.key, c.detail) for c in plan.conflicts},
+        reported=fresh_foreign,
+    )
+    report.open_conflicts = sorted(set(report.open_conflicts) | {c.copy_path for c in plan.conflicts})
+    return report

@@ -1,0 +1,472 @@
+"""From decisions to a plan: the state both sides should hold, and the plain actions that get them there.
+
+The plan is computed in full before anything is written, so ``--dry-run`` can print it and the safety guard
+can refuse it. Every vault note is rendered from the merged memory state; a note is written only when what
+it means (its properties as values and its body) differs from what is on disk, so Obsidian's own
+re-formatting never causes a rewrite.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vaultsync.config import Config
+from vaultsync.memory.items import (
+    AppendEntry,
+    DeleteEntry,
+    Edit,
+    RemoveFields,
+    SetFields,
+    apply_edits,
+    new_items_file,
+)
+from vaultsync.memory.tree import MemoryScan, Summary
+from vaultsync.model import Change, Conflict, EntityContent, Record, canonical
+from vaultsync.sync.base import BaseEntry
+from vaultsync.sync.decide import UNKNOWN, Outcome
+from vaultsync.sync.units import ENTITY, FACT, FILE, World, encode_base, kind_of
+from vaultsync.vault.layout import VaultLayout, entity_key, fact_key, slug_of, split_fact_key
+from vaultsync.vault.links import LinkIndex, MentionMatcher, name_variants
+from vaultsync.vault.notes import (
+    DATE_KEYS,
+    FactView,
+    read_entity_note,
+    read_fact_note,
+    render_entity,
+    render_fact,
+)
+from vaultsync.vault.scan import VaultScan, conflict_copy_name
+from vaultsync.yamlcore import dump_properties, parse_properties
+
+H1 = re.compile(r"^# +(.+?)\s*#*\s*$", re.MULTILINE)
+ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
+TAG_NAMES = {"people": "person", "companies": "company", "projects": "project", "areas": "area"}
+
+
+@dataclass(frozen=True)
+class Action:
+    side: str  # "memory" or "vault"
+    op: str  # "write", "delete" or "move"
+    path: Path
+    shown: str  # the path as the report shows it
+    data: bytes | None = None
+    expected: Any = ...  # content read at scan time (None: must not exist); ... for no check
+    keys: tuple[str, ...] = ()  # units whose new base depends on this action
+    dest: Path | None = None
+
+    def describe(self) -> str:
+        verb = {"write": "write", "delete": "delete", "move": "move"}[self.op]
+        extra = f" -> {self.dest}" if self.dest else ""
+        return f"{self.side}: {verb} {self.shown}{extra}"
+
+
+@dataclass
+class Plan:
+    actions: list[Action] = field(default_factory=list)
+    upserts: dict[str, BaseEntry] = field(default_factory=dict)
+    deletes: list[str] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
+    person_paths: set[str] = field(default_factory=set)
+
+
+def display_name(content: EntityContent | None, wrapper: dict[str, Any], rel: str) -> str:
+    m = H1.search(content.body) if content else None
+    if m:
+        return m.group(1).strip()
+    for key in ("name", "entity", "title"):
+        value = wrapper.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return slug_of(rel)
+
+
+def tag_for(kind: str) -> str:
+    name = TAG_NAMES.get(kind) or (kind[:-1] if kind.endswith("s") and len(kind) > 3 else kind)
+    return "memory/" + re.sub(r"[^\w/-]+", "-", name).strip("-").lower()
+
+
+def summary_bytes(content: EntityContent | None, old: Summary | None) -> bytes:
+    """summary.md for ``content``, keeping the original frontmatter text and BOM when they still hold."""
+    content = content or EntityContent({}, "")
+    if not content.props:
+        text = content.body
+    elif old and old.fm_text is not None and canonical(parse_properties(old.fm_text)) == canonical(content.props):
+        text = f"---\n{old.fm_text}---\n{content.body}"
+    else:
+        text = f"---\n{dump_properties(content.props, date_keys=DATE_KEYS)}---\n{content.body}"
+    return (("\ufeff" if old and old.bom else "") + text).encode()
+
+
+class Planner:
+    def __init__(self, cfg: Config, layout: VaultLayout, world: World, mem: MemoryScan, vault: VaultScan) -> None:
+        self.cfg = cfg
+        self.layout = layout
+        self.world = world
+        self.mem = mem
+        self.vault = vault
+        self.plan = Plan()
+        self.final_facts: dict[str, dict[str, Record]] = {}
+        self.final_content: dict[str, EntityContent | None] = {}
+        self.final_files: dict[str, bytes] = {}
+        self.skipped: set[str] = set()
+        self.derived: dict[str, dict[str, Any]] = {}  # rel -> derived properties rendered this pass
+        self.positions: dict[str, int] = {}  # fact key -> its position in items.json after the pass
+
+    # -- the target state ----------------------------------------------------------------------------
+    def target(self) -> None:
+        for key, state in self.world.units.items():
+            decision = state.decision
+            assert decision is not None
+            if decision.outcome is Outcome.SKIP:
+                self.skipped.add(key)
+                value = state.memory if state.memory is not UNKNOWN else state.base
+            else:
+                value = decision.result
+            if state.kind == FACT:
+                rel, note = split_fact_key(key)
+                if value is not None:
+                    self.final_facts.setdefault(rel, {})[note] = value
+            elif state.kind == ENTITY:
+                self.final_content[key[len("entity:") :]] = value
+            elif value is not None:
+                self.final_files[key[len("file:") :]] = value
+
+    def exists(self, rel: str) -> bool:
+        return self.final_content.get(rel) is not None or bool(self.final_facts.get(rel))
+
+    def entities(self) -> list[str]:
+        return sorted(r for r in set(self.final_content) | set(self.final_facts) if self.exists(r))
+
+    def wrapper(self, rel: str) -> dict[str, Any]:
+        entity = self.mem.entities.get(rel)
+        return entity.doc.wrapper if entity and entity.doc else {}
+
+    # -- the vault side ------------------------------------------------------------------------------
+    def vault_side(self) -> None:
+        rels = self.entities()
+        names = {rel: display_name(self.final_content.get(rel), self.wrapper(rel), rel) for rel in rels}
+        note_paths = [self.layout.entity_note(r) for r in rels]
+        note_paths += [self.layout.fact_note(r, n) for r in rels for n in self.final_facts.get(r, {})]
+        note_paths += [p for p in map(self.layout.file_note, self.final_files) if p]
+        links = LinkIndex(note_paths)
+        entity_links = {rel: links.link(self.layout.entity_note(rel), names[rel]) for rel in rels}
+        matcher = MentionMatcher(self._mention_names(rels, names))
+
+        for rel in rels:
+            facts = self.final_facts.get(rel, {})
+            mentions_of: dict[str, list[str]] = {}
+            related: set[str] = set()
+            for note, record in facts.items():
+                text = record.get("fact")
+                found = matcher.find(text) - {rel} if isinstance(text, str) else set()
+                mentions_of[note] = sorted(entity_links[r] for r in found)
+                if record.get("status") == "active":
+                    related.update(mentions_of[note])
+            by_id = {r.get("id"): n for n, r in facts.items() if isinstance(r.get("id"), str)}
+
+            def superseded(fact_id: str, rel: str = rel, by_id: dict[Any, str] = by_id) -> str | None:
+                note = by_id.get(fact_id)
+                return links.link(self.layout.fact_note(rel, note)) if note else None
+
+            for note, record in facts.items():
+                view = FactView(entity_links[rel], tuple(mentions_of[note]), superseded)
+                self._fact_note(rel, note, render_fact(record, view))
+            derived = self._derived(rel, names[rel], facts, sorted(related))
+            self._entity_note(rel, derived)
+        self._vault_deletions(set(rels))
+        self._vault_files()
+
+    def _mention_names(self, rels: list[str], names: dict[str, str]) -> list[tuple[str, str]]:
+        pairs = []
+        for rel in rels:
+            variants = name_variants(names[rel])
+            content = self.final_content.get(rel)
+            aliases = content.props.get("aliases") if content else None
+            if isinstance(aliases, list):
+                variants += [a for a in aliases if isinstance(a, str)]
+            pairs += [(v, rel) for v in variants]
+        return pairs
+
+    def _derived(self, rel: str, name: str, facts: dict[str, Record], related: list[str]) -> dict[str, Any]:
+        parts = rel.split("/")
+        kind = parts[-2] if len(parts) > 2 else parts[0]
+        statuses = Counter(r.get("status") for r in facts.values())
+        derived: dict[str, Any] = {"kind": kind}
+        if name != slug_of(rel):
+            derived["aliases"] = [name]
+        derived["tags"] = [tag_for(kind)]
+        derived["facts_active"] = statuses["active"]
+        derived["facts_superseded"] = statuses["superseded"]
+        derived["related"] = related
+        dates = [
+            v
+            for r in facts.values()
+            for v in (r.get("timestamp"), r.get("date"))
+            if isinstance(v, str) and ISO_DAY.match(v)
+        ]
+        if dates:
+            derived["updated"] = max(dates)
+        self.derived[rel] = derived
+        return derived
+
+    def _fact_note(self, rel: str, note: str, text: str) -> None:
+        key = fact_key(rel, note)
+        if key in self.skipped:
+            return
+        path = self.layout.fact_note(rel, note)
+        minted = self.world.minted.get(key)
+        current = self.vault.entities.get(rel)
+        existing = current.facts.get(note) if current else None
+        if minted:
+            self.add("vault", "write", path, text.encode(), None, (key,))
+            self.add("vault", "delete", minted.old_path, None, self.world.units[key].vault_note.raw, (key,))
+            return
+        if existing is not None:
+            if existing.broken:
+                return
+            props, body = read_fact_note(text)
+            if canonical(props) == canonical(existing.props) and body == existing.body:
+                return
+        self.add("vault", "write", path, text.encode(), existing.raw if existing else None, (key,))
+
+    def _entity_note(self, rel: str, derived: dict[str, Any]) -> None:
+        key = entity_key(rel)
+        if key in self.skipped and self.world.units[key].vault is UNKNOWN:
+            return
+        text = render_entity(self.final_content.get(rel) or EntityContent({}, ""), derived, self.layout.facts_dir(rel))
+        current = self.vault.entities.get(rel)
+        existing = current.note if current else None
+        if existing is not None:
+            props, body = read_entity_note(text)
+            if canonical(props) == canonical(existing.props) and body == existing.body:
+                return
+        self.add(
+            "vault",
+            "write",
+            self.layout.entity_note(rel),
+            text.encode(),
+            existing.raw if existing else None,
+            (key,),
+        )
+
+    def _vault_deletions(self, alive: set[str]) -> None:
+        for rel, ventity in self.vault.entities.items():
+            for note, fact_note in ventity.facts.items():
+                key = fact_key(rel, note)
+                if key in self.skipped or fact_note.broken or key in self.world.minted:
+                    continue
+                if note not in self.final_facts.get(rel, {}) and fact_note.path not in self._minted_paths():
+                    self.add("vault", "delete", fact_note.path, None, fact_note.raw, (key,))
+            if rel not in alive and ventity.note is not None and not ventity.note.broken:
+                self.add("vault", "delete", ventity.note.path, None, ventity.note.raw, (entity_key(rel),))
+
+    def _minted_paths(self) -> set[str]:
+        return {m.old_path for m in self.world.minted.values()}
+
+    def _vault_files(self) -> None:
+        for key, state in self.world.units.items():
+            if state.kind != FILE or key in self.skipped:
+                continue
+            mem_path = key[len("file:") :]
+            path = self.layout.file_note(mem_path)
+            if path is None:
+                continue
+            final = self.final_files.get(mem_path)
+            current = state.vault_note.raw if state.vault_note else None
+            if final == current:
+                continue
+            if final is None:
+                self.add("vault", "delete", path, None, current, (key,))
+            else:
+                self.add("vault", "write", path, final, current, (key,))
+
+    # -- the memory side -----------------------------------------------------------------------------
+    def memory_side(self) -> None:
+        for rel in sorted(set(self.mem.entities) | set(self.final_content) | set(self.final_facts)):
+            self._memory_entity(rel)
+        for key, state in self.world.units.items():
+            if state.kind != FILE or key in self.skipped:
+                continue
+            mem_path = key[len("file:") :]
+            final = self.final_files.get(mem_path)
+            current = state.memory if state.memory is not UNKNOWN else None
+            if final == current:
+                continue
+            path = self.memory_path(mem_path)
+            if final is None:
+                self.add("memory", "delete", path, None, current, (key,))
+            else:
+                self.add("memory", "write", path, final, current, (key,))
+
+    def memory_path(self, mem_path: str) -> Path:
+        root, _, rest = mem_path.partition("/")
+        return (self.cfg.workspace if root == "workspace" else self.cfg.life) / rest
+
+    def _memory_entity(self, rel: str) -> None:
+        entity = self.mem.entities.get(rel)
+        folder = self.cfg.life / rel
+        alive = self.exists(rel)
+        fact_keys = tuple(fact_key(rel, n) for n in self.final_facts.get(rel, {}))
+        if entity is None or not entity.broken:
+            current = self.world.mem_facts.get(rel, {})
+            final = self.final_facts.get(rel, {})
+            edits: list[Edit] = []
+            order: list[str] = []
+            for note, (index, record) in sorted(current.items(), key=lambda item: item[1][0]):
+                if fact_key(rel, note) in self.skipped:
+                    order.append(note)
+                    continue
+                if note not in final:
+                    edits.append(DeleteEntry(index))
+                    continue
+                order.append(note)
+                new = final[note]
+                changed = {k: v for k, v in new.items() if k not in record or canonical(record[k]) != canonical(v)}
+                removed = tuple(k for k in record if k not in new)
+                if changed:
+                    edits.append(SetFields(index, changed))
+                if removed:
+                    edits.append(RemoveFields(index, removed))
+            for note, record in final.items():
+                if note not in current:
+                    edits.append(AppendEntry(record))
+                    order.append(note)
+            for position, note in enumerate(order):
+                self.positions[fact_key(rel, note)] = position
+            keys = tuple(fact_key(rel, n) for n in set(current) | set(final))
+            if entity and entity.doc and not alive:
+                self.add("memory", "delete", folder / "items.json", None, entity.items_raw, keys)
+            elif edits and entity and entity.doc:
+                self.add(
+                    "memory",
+                    "write",
+                    folder / "items.json",
+                    apply_edits(entity.doc, edits),
+                    entity.items_raw,
+                    keys,
+                )
+            elif edits and final:
+                data = new_items_file([final[n] for n in order])
+                expected = entity.items_raw if entity else None
+                self.add("memory", "write", folder / "items.json", data, expected, fact_keys)
+        key = entity_key(rel)
+        if key in self.skipped:
+            return
+        summary = entity.summary if entity else None
+        current_content = self.world.units[key].memory if key in self.world.units else None
+        final_content = self.final_content.get(rel)
+        if canonical_content(current_content) == canonical_content(final_content) and (alive or summary is None):
+            return
+        path = folder / "summary.md"
+        if not alive:
+            if summary is not None:
+                self.add("memory", "delete", path, None, summary.raw, (key,))
+        elif final_content is not None or summary is not None:
+            self.add(
+                "memory",
+                "write",
+                path,
+                summary_bytes(final_content, summary),
+                summary.raw if summary else None,
+                (key,),
+            )
+
+    # -- helpers -------------------------------------------------------------------------------------
+    def add(
+        self, side: str, op: str, path: Path | str, data: bytes | None, expected: Any, keys: tuple[str, ...]
+    ) -> None:
+        if side == "vault":
+            shown = str(path)
+            path = self.cfg.vault / str(path)
+        else:
+            path = Path(path)
+            shown = _memory_shown(self.cfg, path)
+        self.plan.actions.append(Action(side, op, Path(path), shown, data, expected, keys))
+
+    def conflicts(self, stamp: str) -> None:
+        for key, state in self.world.units.items():
+            decision = state.decision
+            if decision is None or decision.outcome is not Outcome.CONFLICT or state.vault_note is None:
+                continue
+            copy = conflict_copy_name(state.vault_note.path, stamp)
+            self.add("vault", "write", copy, state.vault_note.raw, None, (key,))
+            self.plan.conflicts.append(Conflict(key, scope_of(key), decision.detail, copy))
+
+    def base_updates(self, base: dict[str, BaseEntry]) -> None:
+        for key, state in self.world.units.items():
+            if key in self.skipped:
+                continue
+            assert state.decision is not None
+            result = state.decision.result
+            if result is None:
+                if key in base:
+                    self.plan.deletes.append(key)
+                continue
+            extra: dict[str, Any] = {}
+            if state.kind == FACT:
+                extra["index"] = self.positions.get(key, -1)
+            elif state.kind == ENTITY:
+                extra["derived"] = self.derived.get(key[len("entity:") :], {})
+            entry = BaseEntry(encode_base(state.kind, result), extra)
+            old = base.get(key)
+            if old is None or old.data != entry.data or old.extra != entry.extra:
+                self.plan.upserts[key] = entry
+
+
+def canonical_content(content: Any) -> str:
+    if content is None or content is UNKNOWN:
+        return ""
+    return canonical({"props": content.props, "body": content.body})
+
+
+def _memory_shown(cfg: Config, path: Path) -> str:
+    for root, label in ((cfg.workspace, "workspace"), (cfg.life, "life")):
+        try:
+            return f"{label}/{path.relative_to(root).as_posix()}"
+        except ValueError:
+            continue
+    return str(path)
+
+
+def scope_of(key: str) -> str:
+    kind = kind_of(key)
+    if kind in (FACT, ENTITY):
+        rel = split_fact_key(key)[0] if kind == FACT else key[len("entity:") :]
+        rest = rel.partition("/")[2]
+        return rest if "/" in rest else rel
+    mem_path = key[len("file:") :]
+    name = mem_path.rsplit("/", 1)[-1]
+    if mem_path.startswith("workspace/memory/archive/"):
+        return "archive " + mem_path.removeprefix("workspace/memory/archive/")
+    if (
+        mem_path.startswith("workspace/memory/")
+        and mem_path.count("/") == 2
+        and re.match(r"\d{4}-\d{2}-\d{2}\.md$", name)
+    ):
+        return "daily " + name[:-3]
+    if mem_path.startswith("workspace/") and mem_path.count("/") == 1:
+        return name
+    return mem_path
+
+
+def make_plan(
+    cfg: Config,
+    layout: VaultLayout,
+    world: World,
+    mem: MemoryScan,
+    vault: VaultScan,
+    base: dict[str, BaseEntry],
+    stamp: str,
+) -> Plan:
+    planner = Planner(cfg, layout, world, mem, vault)
+    planner.target()
+    planner.vault_side()
+    planner.memory_side()
+    planner.conflicts(stamp)
+    planner.base_updates(base)
+    return planner.plan

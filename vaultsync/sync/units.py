@@ -1,0 +1,261 @@
+"""Lining the two scans up with the base: one UnitState per unit key, each side's content in memory terms.
+
+Unit contents are compared as values: fact records (dict), entity contents (EntityContent) and file bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from vaultsync.memory.identity import assign_notes
+from vaultsync.memory.tree import MemEntity, MemoryScan
+from vaultsync.model import EntityContent, Problem, Record, Severity, canonical
+from vaultsync.names import name_problem
+from vaultsync.sync.base import BaseEntry
+from vaultsync.sync.decide import UNKNOWN, Decision
+from vaultsync.vault.layout import VaultLayout, entity_key, fact_key, file_key, slug_of, split_fact_key
+from vaultsync.vault.notes import entity_content, fact_record
+from vaultsync.vault.scan import Note, VaultEntity, VaultScan
+
+FACT, ENTITY, FILE = "fact", "entity", "file"
+# Vault notes that may create their memory file; any other new note in a mirrored folder is the person's own.
+CREATABLE = ("workspace/MEMORY.md", "workspace/HEARTBEAT.md")
+
+
+@dataclass
+class UnitState:
+    key: str
+    kind: str
+    base: Any = None
+    memory: Any = None
+    vault: Any = None
+    vault_note: Note | None = None  # the note as found in the vault, if any
+    decision: Decision | None = None
+
+
+@dataclass
+class Minted:
+    """A fact note the person created: the record gets an id and the note is renamed to it."""
+
+    rel: str
+    note_id: str
+    old_path: str
+
+
+@dataclass
+class World:
+    units: dict[str, UnitState] = field(default_factory=dict)
+    mem_facts: dict[str, dict[str, tuple[int, Record]]] = field(default_factory=dict)
+    styles: dict[str, dict[str, str]] = field(default_factory=dict)
+    minted: dict[str, Minted] = field(default_factory=dict)  # unit key -> rename
+    new_ids: list[tuple[str, str]] = field(default_factory=list)
+    foreign: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def unit(self, key: str, kind: str) -> UnitState:
+        state = self.units.get(key)
+        if state is None:
+            state = self.units[key] = UnitState(key, kind)
+        return state
+
+
+def decode_base(kind: str, entry: BaseEntry | None) -> Any:
+    if entry is None:
+        return None
+    if kind == FILE:
+        return entry.data
+    value = entry.json()
+    return EntityContent(value["props"], value["body"]) if kind == ENTITY else value
+
+
+def encode_base(kind: str, value: Any) -> bytes:
+    if kind == FILE:
+        return bytes(value)
+    if kind == ENTITY:
+        value = {"props": value.props, "body": value.body}
+    return json.dumps(value, ensure_ascii=False).encode()
+
+
+def kind_of(key: str) -> str:
+    return key.split(":", 1)[0]
+
+
+def entity_style(records: list[Record]) -> dict[str, str]:
+    """Which key names this entity's items.json uses, so a note a person creates fits in."""
+    votes = Counter(k for r in records for k in r)
+    style = {}
+    if votes["date"] > votes["timestamp"]:
+        style["timestamp"] = "date"
+    if votes["superseded_by"] > votes["supersededBy"]:
+        style["supersededBy"] = "superseded_by"
+    return style
+
+
+def empty_to_none(content: EntityContent | None) -> EntityContent | None:
+    """An entity with no summary and one with an empty summary are the same to both sides."""
+    if content is None or (not content.props and not content.body.strip()):
+        return None
+    return content
+
+
+def gather(
+    mem: MemoryScan,
+    vault: VaultScan,
+    base: dict[str, BaseEntry],
+    layout: VaultLayout,
+    ids_seen: dict[str, set[str]],
+    today: date,
+) -> World:
+    world = World()
+    base_facts: dict[str, dict[str, tuple[Record, int]]] = {}
+    for key, entry in base.items():
+        kind = kind_of(key)
+        world.unit(key, kind).base = decode_base(kind, entry)
+        if kind == FACT:
+            rel, note = split_fact_key(key)
+            base_facts.setdefault(rel, {})[note] = (entry.json(), int(entry.extra.get("index", -1)))
+
+    for rel, entity in mem.entities.items():
+        _memory_entity(world, rel, entity, base_facts.get(rel, {}))
+    for mem_path, mem_file in mem.files.items():
+        world.unit(file_key(mem_path), FILE).memory = mem_file.raw
+
+    for rel, ventity in vault.entities.items():
+        records = [r for _, r in world.mem_facts.get(rel, {}).values()] or [
+            u.base for k, u in world.units.items() if k.startswith(f"fact:{rel}#") and u.base
+        ]
+        world.styles[rel] = entity_style(records)
+        entry = base.get(entity_key(rel))
+        _vault_entity(world, rel, ventity, entry.extra.get("derived") if entry else None, ids_seen, today)
+    for mem_path, note in vault.files.items():
+        key = file_key(mem_path)
+        state = world.units.get(key)
+        managed = (
+            state is not None
+            or mem_path in CREATABLE
+            or (mem_path.startswith("workspace/memory/") and (note.path.startswith(layout.layout.daily + "/")))
+        )
+        if not managed:
+            world.foreign.append(note.path)
+            continue
+        state = world.unit(key, FILE)
+        state.vault = UNKNOWN if note.broken else note.raw
+        state.vault_note = note
+    world.foreign += vault.foreign
+    for state in world.units.values():
+        if state.kind == ENTITY:
+            state.memory = state.memory if state.memory is UNKNOWN else empty_to_none(state.memory)
+            state.vault = state.vault if state.vault is UNKNOWN else empty_to_none(state.vault)
+            state.base = empty_to_none(state.base)
+    return world
+
+
+def _memory_entity(world: World, rel: str, entity: MemEntity, base_facts: dict[str, tuple[Record, int]]) -> None:
+    state = world.unit(entity_key(rel), ENTITY)
+    state.memory = UNKNOWN if entity.summary_broken else entity.content
+    if entity.broken:
+        # Facts of an unreadable items.json are unknown: every fact unit of the entity is left alone.
+        for note in base_facts:
+            world.unit(fact_key(rel, note), FACT).memory = UNKNOWN
+        world.mem_facts[rel] = {}
+        return
+    facts = assign_notes(slug_of(rel), entity.facts, base_facts)
+    world.mem_facts[rel] = facts
+    for note, (_, record) in facts.items():
+        world.unit(fact_key(rel, note), FACT).memory = record
+
+
+def _vault_entity(
+    world: World,
+    rel: str,
+    ventity: VaultEntity,
+    base_derived: dict[str, Any] | None,
+    ids_seen: dict[str, set[str]],
+    today: date,
+) -> None:
+    if ventity.note is not None:
+        state = world.unit(entity_key(rel), ENTITY)
+        state.vault_note = ventity.note
+        if ventity.note.broken:
+            state.vault = UNKNOWN
+        else:
+            content, ignored = entity_content(ventity.note.props, ventity.note.body, state.base, base_derived)
+            state.vault = content
+            for prop in ignored:
+                world.problems.append(
+                    Problem(
+                        ventity.note.path,
+                        f"'{prop}' is computed from the facts; the edit was replaced (edit the facts instead)",
+                        Severity.WARNING,
+                    )
+                )
+    style = world.styles.get(rel, {})
+    known = {n for n in world.mem_facts.get(rel, {})} | {
+        split_fact_key(k)[1] for k, u in world.units.items() if k.startswith(f"fact:{rel}#") and u.base is not None
+    }
+    for stem, note in ventity.facts.items():
+        key = fact_key(rel, stem)
+        if stem in known:
+            state = world.unit(key, FACT)
+            state.vault_note = note
+            state.vault = UNKNOWN if note.broken else fact_record(note.props, note.body, state.base, style)
+            continue
+        if note.broken:
+            continue
+        _new_fact(world, rel, stem, note, style, ids_seen, today, known)
+
+
+def _new_fact(
+    world: World,
+    rel: str,
+    stem: str,
+    note: Note,
+    style: dict[str, str],
+    ids_seen: dict[str, set[str]],
+    today: date,
+    known: set[str],
+) -> None:
+    """A fact note the person made: it becomes a new fact with an id the agent will not also mint."""
+    record = fact_record(note.props, note.body, None, style)
+    record = {k: v for k, v in record.items() if v is not None}
+    record["fact"] = str(record.get("fact", "")).strip()
+    fact_id = record.get("id")
+    taken = known | ids_seen.get(rel, set()) | {str(r.get("id")) for _, r in world.mem_facts.get(rel, {}).values()}
+    if not isinstance(fact_id, str) or name_problem(fact_id) or fact_id in taken:
+        fact_id = _mint(slug_of(rel), taken)
+    record = {"id": fact_id, **{k: v for k, v in record.items() if k != "id"}}
+    record.setdefault("status", "active")
+    record.setdefault(style.get("timestamp", "timestamp"), today.isoformat())
+    record.setdefault("source", "manual")
+    key = fact_key(rel, fact_id)
+    state = world.unit(key, FACT)
+    state.vault = record
+    state.vault_note = note
+    known.add(fact_id)
+    world.new_ids.append((rel, fact_id))
+    if stem != fact_id:
+        world.minted[key] = Minted(rel, fact_id, note.path)
+
+
+def _mint(slug: str, taken: set[str]) -> str:
+    n = 1 + max((int(t.rsplit("-m", 1)[1]) for t in taken if _is_minted(slug, t)), default=0)
+    return f"{slug}-m{n:03d}"
+
+
+def _is_minted(slug: str, fact_id: str) -> bool:
+    prefix = f"{slug}-m"
+    return fact_id.startswith(prefix) and fact_id[len(prefix) :].isdigit()
+
+
+def same(kind: str) -> Any:
+    if kind == FILE:
+        return lambda a, b: a == b
+    return lambda a, b: (a is None) == (b is None) and (a is None or canonical(_plain(a)) == canonical(_plain(b)))
+
+
+def _plain(value: Any) -> Any:
+    return {"props": value.props, "body": value.body} if isinstance(value, EntityContent) else value
