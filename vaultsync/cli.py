@@ -1,0 +1,126 @@
+"""The command line: a thin face over the library; all printing and exit codes live here."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from vaultsync import config as configmod
+from vaultsync.config import ConfigError
+from vaultsync.fs import LockHeld
+from vaultsync.model import ExitCode, Report, Severity
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vaultsync",
+        description="Keep an agent's file memory and an Obsidian vault in step, both ways, with every change in git.",
+    )
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--config", help="config file (default: $VAULTSYNC_CONFIG, else ~/.config/vaultsync/config.toml)"
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    init = sub.add_parser("init", parents=[common], help="write the config and prepare the vault")
+    init.add_argument("--workspace", required=True, help="the agent's workspace (holds MEMORY.md and memory/)")
+    init.add_argument("--life", required=True, help="the knowledge graph root (holds projects/, areas/, ...)")
+    init.add_argument("--vault", required=True, help="the Obsidian vault (created if missing)")
+
+    sync = sub.add_parser("sync", parents=[common], help="run one sync pass, both ways")
+    sync.add_argument("--dry-run", action="store_true", help="print the plan and write nothing")
+    sync.add_argument("--json", action="store_true", help="print a machine-readable report")
+    sync.add_argument("--yes", action="store_true", help="confirm a pass the mass-delete guard stopped")
+
+    status = sub.add_parser("status", parents=[common], help="show open conflicts and what a pass would do")
+    status.add_argument("--json", action="store_true", help="print a machine-readable report")
+    return parser
+
+
+def _print_report(report: Report, verbose: bool) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(highlight=False, soft_wrap=True)
+    if report.stopped:
+        console.print(f"[bold red]stopped:[/] {report.stopped}")
+    by_scope: dict[tuple[str, str], Counter[str]] = {}
+    for change in report.changes:
+        by_scope.setdefault((change.side, change.scope), Counter())[change.what] += 1
+    if by_scope:
+        table = Table(title="dry run: would change" if report.dry_run else "changes", show_edge=False)
+        table.add_column("from")
+        table.add_column("what")
+        table.add_column("changes")
+        for (side, scope), counts in by_scope.items():
+            table.add_row(side, scope, ", ".join(f"{n} {w}" for w, n in counts.items()))
+        console.print(table)
+    if verbose or report.dry_run:
+        for line in report.actions:
+            console.print(f"  {line}", markup=False)
+    for problem in report.problems:
+        colour = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.NOTE: "dim"}[problem.severity]
+        console.print(f"[{colour}]{problem.severity}:[/] ", end="")
+        console.print(problem.line(), markup=False)
+    for conflict in report.conflicts:
+        console.print(f"[bold yellow]conflict:[/] {conflict.scope}: {conflict.detail}; the vault's version is kept in")
+        console.print(f"  {conflict.copy_path}", markup=False)
+    for copy in report.open_conflicts:
+        if copy not in {c.copy_path for c in report.conflicts}:
+            console.print("[yellow]open conflict:[/] ", end="")
+            console.print(f"{copy} (merge what you want into the note, then delete this copy)", markup=False)
+    verb = "would write" if report.dry_run else "wrote"
+    summary = f"{verb} {len(report.actions) if report.dry_run else report.files_written} file(s)"
+    if report.commits:
+        summary += f", {len(report.commits)} commit(s): " + " ".join(sha[:10] for sha in report.commits)
+    elif not report.dry_run and not report.stopped:
+        summary += ", nothing to commit" if not report.actions else ""
+    console.print(summary)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    path = configmod.config_path(args.config)
+    try:
+        if args.command == "init":
+            return _init(args, path)
+        cfg = configmod.load(path)
+    except ConfigError as exc:
+        print(f"vaultsync: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+
+    from vaultsync.sync.engine import PassOptions, run_pass
+
+    dry = args.command == "status" or args.dry_run
+    try:
+        report = run_pass(cfg, PassOptions(dry_run=dry, confirm_deletes=getattr(args, "yes", False)))
+    except LockHeld:
+        print("vaultsync: another pass is running (lock held); try again when it ends", file=sys.stderr)
+        return ExitCode.LOCKED
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+    else:
+        _print_report(report, verbose=sys.stdout.isatty())
+    return int(report.exit_code)
+
+
+def _init(args: argparse.Namespace, path: Path) -> int:
+    from vaultsync.vault_init import init_vault
+
+    result = init_vault(Path(args.workspace), Path(args.life), Path(args.vault), path)
+    print(f"config: {result.config_path}")
+    for rel in result.created:
+        print(f"created: {rel}")
+    for rel in result.kept:
+        print(f"kept (already there): {rel}")
+    if result.repo_created:
+        print("created a git repository in the vault")
+    return ExitCode.CLEAN
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""``vaultsync init``: write the config and prepare a vault, never overwriting a person's file."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from vaultsync import config as configmod
+from vaultsync.config import Config, ConfigError
+from vaultsync.fs import atomic_write
+from vaultsync.gitrepo import Author, VaultRepo, ensure_repo
+
+GITIGNORE_LINES = (".vaultsync/", ".trash/", ".obsidian/workspace*.json")
+TEMPLATE_FILES = ("Entity.md", "Fact.md", "Daily.md")
+DATE_TYPES = {
+    "timestamp": "date",
+    "updated": "date",
+    "facts_active": "number",
+    "facts_superseded": "number",
+    "related": "multitext",
+    "mentions": "multitext",
+}
+
+
+@dataclass
+class InitResult:
+    config_path: Path
+    created: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    repo_created: bool = False
+    commit: str | None = None
+
+
+def _overlap(a: Path, b: Path) -> bool:
+    return a == b or a in b.parents or b in a.parents
+
+
+def check_roots(workspace: Path, life: Path, vault: Path) -> None:
+    """The vault must be a folder of its own: syncing a tree into itself would feed on its own output."""
+    for name, root in (("workspace", workspace), ("life", life)):
+        if not root.is_dir():
+            raise ConfigError(f"{root}: the {name} folder does not exist; create it or fix --{name}")
+        if _overlap(vault, root):
+            raise ConfigError(
+                f"{vault}: the vault may not be inside, equal to, or a parent of the {name} folder {root}"
+            )
+
+
+def _template(name: str) -> bytes:
+    return (resources.files("vaultsync") / "templates" / name).read_bytes()
+
+
+def _json(value: object) -> bytes:
+    return (json.dumps(value, indent=2) + "\n").encode()
+
+
+def init_vault(workspace: Path, life: Path, vault: Path, config_path: Path) -> InitResult:
+    workspace, life, vault = (p.expanduser().resolve() for p in (workspace, life, vault))
+    check_roots(workspace, life, vault)
+    cfg = Config(workspace=workspace, life=life, vault=vault)
+    text = configmod.dumps(cfg).encode()
+    result = InitResult(config_path)
+    if config_path.exists() and config_path.read_bytes() != text:
+        raise ConfigError(f"{config_path}: a different config is already there; remove it or pass another --config")
+    vault.mkdir(parents=True, exist_ok=True)
+    if not config_path.exists():
+        atomic_write(config_path, text)
+
+    wanted: dict[str, bytes] = {f"Templates/{n}": _template(n) for n in TEMPLATE_FILES}
+    wanted["Memory.base"] = _template("Memory.base")
+    wanted[".obsidian/daily-notes.json"] = _json(
+        {"folder": cfg.layout.daily, "format": "YYYY-MM-DD", "template": "Templates/Daily"}
+    )
+    wanted[".obsidian/templates.json"] = _json({"folder": "Templates"})
+    wanted[".obsidian/types.json"] = _json({"types": DATE_TYPES})
+    for rel, data in wanted.items():
+        target = vault / rel
+        if target.exists():
+            result.kept.append(rel)
+        else:
+            atomic_write(target, data, None)
+            result.created.append(rel)
+
+    ignore = vault / ".gitignore"
+    existing = ignore.read_text(encoding="utf-8") if ignore.exists() else ""
+    missing = [line for line in GITIGNORE_LINES if line not in existing.splitlines()]
+    if missing:
+        # Appending keeps every line the person wrote; vaultsync's state must never reach the repo.
+        prefix = "" if not existing or existing.endswith("\n") else "\n"
+        atomic_write(ignore, (existing + prefix + "\n".join(missing) + "\n").encode(), existing.encode() or None)
+        result.created.append(".gitignore")
+
+    result.repo_created = ensure_repo(vault)
+    repo = VaultRepo(vault)
+    author = Author(cfg.git.agent_name, cfg.git.agent_email)
+    result.commit = repo.commit(result.created, "vaultsync init: templates, Memory.base and Obsidian settings", author)
+    return result
