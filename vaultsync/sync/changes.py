@@ -15,6 +15,7 @@ from vaultsync.vault.layout import VaultLayout, split_fact_key
 PERSON_SIDE = (Outcome.TO_MEMORY, Outcome.MERGED, Outcome.CONFLICT)
 AGENT_SIDE = (Outcome.TO_VAULT, Outcome.CONVERGED, Outcome.MERGED, Outcome.CONFLICT)
 SUBJECT_LIMIT = 100
+FACT_WORDS = frozenset({"+fact", "-fact", "superseded", "edited fact"})
 
 
 def classify(kind: str, before: Any, after: Any) -> str:
@@ -58,8 +59,8 @@ def vault_path_of(key: str, layout: VaultLayout) -> str:
     return layout.file_note(rest) or ""
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+def _plural(n: int, word: str, plural: str = "") -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {plural or word + 's'}"
 
 
 def _phrase(counts: Counter[str]) -> str:
@@ -72,8 +73,7 @@ def _phrase(counts: Counter[str]) -> str:
         parts.append(f"{counts['superseded']} superseded")
     if counts["edited fact"]:
         parts.append(f"{_plural(counts['edited fact'], 'fact')} edited")
-    fact_words = {"+fact", "-fact", "superseded", "edited fact"}
-    parts += [word for word in counts if word not in fact_words]
+    parts += [word for word in counts if word not in FACT_WORDS]
     return ", ".join(parts)
 
 
@@ -94,5 +94,10 @@ def message(direction: str, changes: Sequence[Change], extra_scopes: Sequence[st
     totals: Counter[str] = Counter()
     for c in by_scope.values():
         totals.update(c)
-    summary = _phrase(totals) or "derived properties"
-    return f"{direction}: {len(lines)} notes and files changed ({summary})\n\n" + "\n".join(lines)
+    files = sum(1 for scope in by_scope if scope.endswith(".md") or scope.startswith("daily "))
+    entities = len(by_scope) - files
+    facts = _phrase(Counter({w: n for w, n in totals.items() if w in FACT_WORDS}))
+    parts = [_plural(entities, "entity", "entities") + (f" ({facts})" if facts else "")]
+    parts += [_plural(files, "file")] if files else []
+    subject = f"{direction}: " + ", ".join(p for p in parts if not p.startswith("0 "))
+    return subject + "\n\n" + "\n".join(lines)

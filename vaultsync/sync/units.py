@@ -227,7 +227,8 @@ def _new_fact(
     taken = known | ids_seen.get(rel, set()) | {str(r.get("id")) for _, r in world.mem_facts.get(rel, {}).values()}
     if not isinstance(fact_id, str) or name_problem(fact_id) or fact_id in taken:
         fact_id = _mint(slug_of(rel), taken)
-    record = {"id": fact_id, **{k: v for k, v in record.items() if k != "id"}}
+    text = record.pop("fact")
+    record = {"id": fact_id, "fact": text, **{k: v for k, v in record.items() if k != "id"}}
     record.setdefault("status", "active")
     record.setdefault(style.get("timestamp", "timestamp"), today.isoformat())
     record.setdefault("source", "manual")
