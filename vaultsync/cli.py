@@ -8,6 +8,7 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from vaultsync import config as configmod
 from vaultsync.config import ConfigError
@@ -82,6 +83,30 @@ def _print_report(report: Report, verbose: bool) -> None:
     console.print(summary)
 
 
+class _ProgressBar:
+    """A bar on stderr for passes that write many files (a first import); silent under cron and for small passes."""
+
+    MIN_ACTIONS = 200
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if total < self.MIN_ACTIONS:
+            return
+        if self.bar is None:
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self.bar = Progress(console=Console(stderr=True), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("writing notes", total=total)
+        self.bar.update(self.task, completed=done)
+        if done >= total:
+            self.bar.stop()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     path = configmod.config_path(args.config)
@@ -97,7 +122,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     dry = args.command == "status" or args.dry_run
     try:
-        report = run_pass(cfg, PassOptions(dry_run=dry, confirm_deletes=getattr(args, "yes", False)))
+        progress = _ProgressBar() if sys.stderr.isatty() and not args.json else None
+        report = run_pass(cfg, PassOptions(dry_run=dry, confirm_deletes=getattr(args, "yes", False), progress=progress))
     except LockHeld:
         print("vaultsync: another pass is running (lock held); try again when it ends", file=sys.stderr)
         return ExitCode.LOCKED

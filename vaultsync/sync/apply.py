@@ -7,12 +7,15 @@ so the next pass sees the new edit as a change and merges it instead of overwrit
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultsync.fs import FileChanged, atomic_write, read_or_none, remove_checked
 from vaultsync.model import Problem, Severity
 from vaultsync.sync.plan import Action, Plan
+
+Progress = Callable[[int, int], None]  # (actions done, actions in the plan)
 
 
 @dataclass
@@ -32,9 +35,12 @@ def _trash(action: Action, trash_dir: Path) -> None:
     atomic_write(target, current)
 
 
-def apply_plan(plan: Plan, trash_dir: Path) -> Applied:
+def apply_plan(plan: Plan, trash_dir: Path, progress: Progress | None = None) -> Applied:
     applied = Applied()
-    for action in plan.actions:
+    total = len(plan.actions)
+    for number, action in enumerate(plan.actions, 1):
+        if progress:
+            progress(number, total)
         if action.op == "delete" and applied.failed_keys.intersection(action.keys):
             continue  # e.g. a renamed note whose new copy could not be written keeps its old name
         try:

@@ -14,7 +14,7 @@ from vaultsync.gitrepo import Author, VaultRepo
 from vaultsync.memory.tree import scan_memory
 from vaultsync.model import Change, Problem, Report, Severity
 from vaultsync.secrets import scan_bytes
-from vaultsync.sync.apply import apply_plan
+from vaultsync.sync.apply import Progress, apply_plan
 from vaultsync.sync.base import BaseStore
 from vaultsync.sync.changes import message, side_changes
 from vaultsync.sync.decide import UNKNOWN, decide
@@ -32,6 +32,7 @@ class PassOptions:
     confirm_deletes: bool = False
     today: date | None = None
     now: Callable[[], datetime] = datetime.now
+    progress: Progress | None = None  # told of each action applied; the CLI draws a bar on a terminal
 
 
 def _merge_files(base: bytes | None, memory: bytes, vault: bytes) -> tuple[bytes, str]:
@@ -175,7 +176,7 @@ def _run(
         if sha:
             report.commits.append(sha)
 
-    applied = apply_plan(plan, cfg.state_dir / "trash" / stamp)
+    applied = apply_plan(plan, cfg.state_dir / "trash" / stamp, options.progress)
     report.problems += applied.problems
     report.files_written = sum(1 for a in applied.done if a.op == "write")
     vault_paths = {a.shown for a in applied.done if a.side == "vault"}

@@ -132,8 +132,10 @@ def fact_record(
         key = names.get(name) or style.get(name, name)
         new = _from_vault(name, value)
         values[key] = base[key] if key in base and same_value(new, base[key]) else new
-    if "fact" not in values and (isinstance(base.get("fact"), str) or "fact" not in base):
-        values["fact"] = body[:-1] if body.endswith("\n") else body
+    text = body[:-1] if body.endswith("\n") else body
+    # The body is the fact text; a record that never had one gains it only when the person writes one.
+    if "fact" not in values and (isinstance(base.get("fact"), str) or text or not base):
+        values["fact"] = text
     for key, value in base.items():
         # supersededBy: null is not shown in the note; its absence there is not a deletion.
         if key not in values and value is None and vault_name(key, base) == SUPERSEDED:
