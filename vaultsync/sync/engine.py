@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
+from git import GitCommandError
+
 from vaultsync.config import Config
 from vaultsync.fs import run_lock
 from vaultsync.gitrepo import Author, VaultRepo
@@ -16,12 +18,12 @@ from vaultsync.model import Change, Problem, Report, Severity
 from vaultsync.secrets import scan_bytes
 from vaultsync.sync.apply import Progress, apply_plan
 from vaultsync.sync.base import BaseStore
-from vaultsync.sync.changes import message, side_changes
-from vaultsync.sync.decide import UNKNOWN, decide
+from vaultsync.sync.changes import message, side_changes, vault_path_of
+from vaultsync.sync.decide import UNKNOWN, Outcome, decide
 from vaultsync.sync.merge import merge_entities, merge_records, merge_text
 from vaultsync.sync.moves import apply_moves, detect_moves
 from vaultsync.sync.plan import Action, make_plan, scope_of
-from vaultsync.sync.units import ENTITY, FACT, World, gather, same
+from vaultsync.sync.units import ENTITY, FACT, UnitState, World, gather, same
 from vaultsync.vault.layout import VaultLayout
 from vaultsync.vault.scan import scan_vault
 
@@ -91,6 +93,25 @@ def _committable(repo_root: Path, paths: set[str], report: Report) -> set[str]:
         else:
             keep.add(path)
     return keep
+
+
+def _outcome(state: UnitState) -> Outcome | None:
+    return state.decision.outcome if state.decision else None
+
+
+def _commit(repo: VaultRepo, root: Path, paths: set[str], text: str, author: Author, report: Report) -> bool:
+    """Commit ``paths`` as ``author``; False (with the reason reported) when git refused."""
+    if not paths:
+        return True
+    try:
+        sha = repo.commit(_committable(root, paths, report), text, author)
+    except GitCommandError as exc:
+        detail = (exc.stderr or str(exc)).strip().splitlines()
+        report.problems.append(Problem(str(root), f"git commit failed: {detail[-1] if detail else exc}"))
+        return False
+    if sha:
+        report.commits.append(sha)
+    return True
 
 
 def run_pass(cfg: Config, options: PassOptions | None = None) -> Report:
@@ -167,29 +188,28 @@ def _run(
         report.stopped = busy + "; nothing was written"
         return report
     person = repo.person(cfg.git.person_name, cfg.git.person_email)
-    agent = Author(cfg.git.agent_name, cfg.git.agent_email)
     person_changes = [c for c in changes if c.side == "vault"]
-    if person_paths:
-        sha = repo.commit(
-            _committable(cfg.vault, person_paths, report), message("vault -> memory", person_changes), person
-        )
-        if sha:
-            report.commits.append(sha)
+    if not _commit(repo, cfg.vault, person_paths, message("vault -> memory", person_changes), person, report):
+        report.stopped = "could not commit the person's edits; nothing was written"
+        return report
 
     applied = apply_plan(plan, cfg.state_dir / "trash" / stamp, options.progress)
     report.problems += applied.problems
     report.files_written = sum(1 for a in applied.done if a.op == "write")
-    vault_paths = {a.shown for a in applied.done if a.side == "vault"}
-    if vault_paths:
-        agent_changes = [c for c in changes if c.side == "memory"]
-        touched = sorted({scope_of(k) for a in applied.done if a.side == "vault" for k in a.keys})
-        sha = repo.commit(
-            _committable(cfg.vault, vault_paths, report),
-            message("memory -> vault", agent_changes, touched),
-            agent,
-        )
-        if sha:
-            report.commits.append(sha)
+    # Units both sides already agree on but the base does not know (a pass killed after writing, before
+    # committing) are committed now, so nothing stays uncommitted.
+    converged = {
+        vault_path_of(k, layout)
+        for k, u in world.units.items()
+        if u.decision and u.decision.outcome is Outcome.CONVERGED
+    }
+    vault_paths = {a.shown for a in applied.done if a.side == "vault"} | converged
+    agent_changes = [c for c in changes if c.side == "memory"]
+    touched = sorted({scope_of(k) for a in applied.done if a.side == "vault" for k in a.keys})
+    agent = Author(cfg.git.agent_name, cfg.git.agent_email)
+    if not _commit(repo, cfg.vault, vault_paths, message("memory -> vault", agent_changes, touched), agent, report):
+        # Not recording the base keeps these units "converged but unknown": the next pass commits them.
+        return report
 
     failed = applied.failed_keys | {old for new, old in renamed.items() if new in applied.failed_keys}
     store.save(
