@@ -34,10 +34,17 @@ class BaseEntry:
 
 
 class BaseStore:
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+        """Open the base; ``read_only`` (for --dry-run) never creates or changes a file."""
         self.path = path
-        self.db = sqlite3.connect(path)
+        if read_only and path.exists():
+            self.db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+            return
+        if read_only:
+            self.db = sqlite3.connect(":memory:")
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(path)
         self.db.executescript(SCHEMA)
 
     def close(self) -> None:

@@ -126,7 +126,7 @@ def run_pass(cfg: Config, options: PassOptions | None = None) -> Report:
         if missing:
             report.stopped = f"missing root folder(s): {', '.join(missing)}; check the config ({cfg.source})"
             return report
-        store = BaseStore(cfg.state_dir / "base.sqlite")
+        store = BaseStore(cfg.state_dir / "base.sqlite", read_only=options.dry_run)
         try:
             return _run(cfg, options, report, layout, store, today)
         finally:

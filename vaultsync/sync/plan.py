@@ -236,7 +236,7 @@ class Planner:
 
     def _entity_note(self, rel: str, derived: dict[str, Any]) -> None:
         key = entity_key(rel)
-        if key in self.skipped and self.world.units[key].vault is UNKNOWN:
+        if key in self.skipped:
             return
         text = render_entity(self.final_content.get(rel) or EntityContent({}, ""), derived, self.layout.facts_dir(rel))
         current = self.vault.entities.get(rel)
@@ -262,7 +262,7 @@ class Planner:
                     continue
                 if note not in self.final_facts.get(rel, {}) and fact_note.path not in self._minted_paths():
                     self.add("vault", "delete", fact_note.path, None, fact_note.raw, (key,))
-            if rel not in alive and ventity.note is not None and not ventity.note.broken:
+            if rel not in alive and ventity.note is not None and entity_key(rel) not in self.skipped:
                 self.add("vault", "delete", ventity.note.path, None, ventity.note.raw, (entity_key(rel),))
 
     def _minted_paths(self) -> set[str]:

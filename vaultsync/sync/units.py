@@ -156,7 +156,8 @@ def gather(
 
 def _memory_entity(world: World, rel: str, entity: MemEntity, base_facts: dict[str, tuple[Record, int]]) -> None:
     state = world.unit(entity_key(rel), ENTITY)
-    state.memory = UNKNOWN if entity.summary_broken else entity.content
+    # With its facts unreadable, an entity's counts and links would be wrong: its note waits for the fix too.
+    state.memory = UNKNOWN if entity.summary_broken or entity.broken else entity.content
     if entity.broken:
         # Facts of an unreadable items.json are unknown: every fact unit of the entity is left alone.
         for note in base_facts:

@@ -161,7 +161,9 @@ class _Scanner:
     def walk_daily(self) -> None:
         folder = self.layout.layout.daily
         for entry in self.entries(folder):
-            if entry.is_file(follow_symlinks=False) and daily_date(entry.name):
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            if daily_date(entry.name) or CONFLICT_MARK in entry.name:
                 self.candidate(f"{folder}/{entry.name}")
 
 
