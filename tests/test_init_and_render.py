@@ -604,7 +604,7 @@ def test_json_report(env: Env, capsys: pytest.CaptureFixture) -> None:
     assert sorted(report["actions"]) == sorted(dry["actions"])
     assert sorted(report["actions"]) == sorted(f"vault: write {n}" for n in managed(env.vault))
     sarah = [c for c in report["changes"] if c["scope"] == "people/sarah-chen"]
-    assert sorted(c["what"] for c in sarah) == ["+fact"] * 6 + ["summary"]
+    assert sorted(c["what"] for c in sarah) == ["+fact"] * 6 + ["new entity"]
     assert {c["side"] for c in report["changes"]} == {"memory"}
     assert {"side": "memory", "scope": "daily 2026-12-01", "what": "created"} in report["changes"]
 

@@ -46,6 +46,8 @@ def _print_report(report: Report, verbose: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from vaultsync.sync.changes import phrase
+
     console = Console(highlight=False, soft_wrap=True)
     if report.stopped:
         console.print(f"[bold red]stopped:[/] {report.stopped}")
@@ -58,7 +60,7 @@ def _print_report(report: Report, verbose: bool) -> None:
         table.add_column("what")
         table.add_column("changes")
         for (side, scope), counts in by_scope.items():
-            table.add_row(side, scope, ", ".join(f"{n} {w}" for w, n in counts.items()))
+            table.add_row(side, scope, phrase(counts))
         console.print(table)
     if verbose or report.dry_run:
         for line in report.actions:
@@ -74,8 +76,12 @@ def _print_report(report: Report, verbose: bool) -> None:
         if copy not in {c.copy_path for c in report.conflicts}:
             console.print("[yellow]open conflict:[/] ", end="")
             console.print(f"{copy} (merge what you want into the note, then delete this copy)", markup=False)
-    verb = "would write" if report.dry_run else "wrote"
-    summary = f"{verb} {len(report.actions) if report.dry_run else report.files_written} file(s)"
+    if report.dry_run:
+        ops = Counter(line.split(" ", 2)[1] for line in report.actions)
+        summary = f"would write {ops['write']} file(s)"
+        summary += "".join(f", {op} {ops[op]}" for op in ("delete", "move") if ops[op])
+    else:
+        summary = f"wrote {report.files_written} file(s)"
     if report.commits:
         summary += f", {len(report.commits)} commit(s): " + " ".join(sha[:10] for sha in report.commits)
     elif not report.dry_run and not report.stopped:

@@ -107,6 +107,9 @@ def load(path: Path) -> Config:
         raise ConfigError(f"{path}: no config file; create one with `vaultsync init`") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    unknown = sorted(set(raw) - {"paths", "vault", "git", "safety"})
+    if unknown:
+        raise ConfigError(f"{path}: unknown table(s) {', '.join(unknown)}; expected paths, vault, git, safety")
     paths = raw.get("paths")
     if not isinstance(paths, dict):
         raise ConfigError(f"{path}: missing [paths] table with workspace, life and vault")
@@ -115,7 +118,8 @@ def load(path: Path) -> Config:
         value = paths.get(key)
         if not isinstance(value, str) or not value:
             raise ConfigError(f"{path}: [paths].{key} must be a path")
-        roots[key] = Path(value).expanduser()
+        # A relative path means relative to the config file, not to wherever cron starts.
+        roots[key] = (path.parent / Path(value).expanduser()).resolve()
     layout = _section(Layout, raw.get("vault"), f"{path}: [vault]")
     safety = _section(Safety, raw.get("safety"), f"{path}: [safety]")
     if not 0 <= safety.max_delete_share <= 1:

@@ -11,7 +11,9 @@ import errno
 import fcntl
 import hashlib
 import os
+import stat
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +29,17 @@ class LockHeld(RuntimeError):
 def digest(data: bytes) -> str:
     """Content fingerprint; sha1 is plenty to tell versions of one file apart and is fast."""
     return hashlib.sha1(data).hexdigest()
+
+
+_UMASK_LOCK = threading.Lock()
+
+
+def _umask() -> int:
+    # The only way to read the umask is to set it; the lock keeps threads from seeing the temporary value.
+    with _UMASK_LOCK:
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
 
 
 def read_or_none(path: Path) -> bytes | None:
@@ -55,6 +68,12 @@ def atomic_write(path: Path, data: bytes, expected: bytes | object | None = ...)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".vstmp", dir=path.parent)
     try:
+        # mkstemp makes 0600 files; keep the mode the file had, or what the umask gives a new file.
+        try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+        except FileNotFoundError:
+            mode = 0o666 & ~_umask()
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

@@ -138,15 +138,20 @@ class _Core12Loader(yaml.SafeLoader):
         return mapping
 
 
-for _tag, _regexes, _first, _constructor in (
-    (_NULL, [_NULL_RE], ["~", "n", "N", ""], _construct_null),
-    (_BOOL, [_BOOL_RE], list("tTfF"), _construct_bool),
-    (_INT, [_DEC_RE, _OCT_RE, _HEX_RE], ["-", "+", *_DIGITS], _construct_int),
-    (_FLOAT, [_FLOAT_RE, _INF_RE, _NAN_RE], ["-", "+", ".", *_DIGITS], _construct_float),
-):
-    for _regex in _regexes:
-        _Core12Loader.add_implicit_resolver(_tag, _regex, _first)
-    _Core12Loader.add_constructor(_tag, _constructor)
+def _install_core_schema() -> None:
+    """Int is registered before float on purpose: ``[-+]?[0-9]+`` matches both, and 1.2 says int."""
+    for tag, regexes, first, constructor in (
+        (_NULL, [_NULL_RE], ["~", "n", "N", ""], _construct_null),
+        (_BOOL, [_BOOL_RE], list("tTfF"), _construct_bool),
+        (_INT, [_DEC_RE, _OCT_RE, _HEX_RE], ["-", "+", *_DIGITS], _construct_int),
+        (_FLOAT, [_FLOAT_RE, _INF_RE, _NAN_RE], ["-", "+", ".", *_DIGITS], _construct_float),
+    ):
+        for regex in regexes:
+            _Core12Loader.add_implicit_resolver(tag, regex, first)
+        _Core12Loader.add_constructor(tag, constructor)
+
+
+_install_core_schema()
 
 
 def load_yaml12(text: str) -> Any:

@@ -86,9 +86,10 @@ def parse_summary(raw: bytes) -> Summary:
 
 
 class _Scanner:
-    def __init__(self, workspace: Path, life: Path) -> None:
+    def __init__(self, workspace: Path, life: Path, reserved: frozenset[str]) -> None:
         self.workspace = workspace
         self.life = life
+        self.reserved = reserved
         self.scan = MemoryScan()
 
     def problem(self, path: Path, message: str, severity: Severity = Severity.ERROR) -> None:
@@ -138,9 +139,15 @@ class _Scanner:
                 if is_entity and entry.name == "facts":
                     self.problem(path, "a folder named 'facts' inside an entity clashes with its fact notes; skipped")
                     continue
+                if child_rel in self.reserved:
+                    self.problem(path, "this folder's place in the vault holds the workspace files; rename it; skipped")
+                    continue
                 self.walk_life(path, child_rel)
             elif entry.is_file():
                 if is_entity and entry.name in ("items.json", "summary.md"):
+                    continue
+                if is_entity and entry.name == f"{folder.name}.md":
+                    self.problem(path, "has the name of its entity's note in the vault; rename it; skipped")
                     continue
                 self.life_file(path, child_rel)
 
@@ -246,8 +253,9 @@ class _Scanner:
                     self.add_file(f"workspace/memory/{child}", path)
 
 
-def scan_memory(workspace: Path, life: Path) -> MemoryScan:
-    scanner = _Scanner(workspace, life)
+def scan_memory(workspace: Path, life: Path, reserved: frozenset[str] = frozenset()) -> MemoryScan:
+    """Read both memory roots. ``reserved`` names life/ folders whose vault place is taken by workspace files."""
+    scanner = _Scanner(workspace, life, reserved)
     for root, what in ((workspace, "workspace"), (life, "life")):
         if not root.is_dir():
             scanner.problem(root, f"the {what} root is missing")

@@ -46,6 +46,8 @@ def apply_plan(plan: Plan, trash_dir: Path, progress: Progress | None = None) ->
         try:
             if action.op == "write":
                 assert action.data is not None
+                if action.keep_old:
+                    _trash(action, trash_dir)
                 atomic_write(action.path, action.data, action.expected)
             elif action.op == "delete":
                 if action.side == "memory":

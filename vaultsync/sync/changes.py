@@ -28,7 +28,9 @@ def classify(kind: str, before: Any, after: Any) -> str:
             return "superseded"
         return "edited fact"
     if kind == ENTITY:
-        return "summary"
+        if before is None:
+            return "new entity"
+        return "entity deleted" if after is None else "summary"
     if before is None:
         return "created"
     return "deleted" if after is None else "edited"
@@ -63,7 +65,7 @@ def _plural(n: int, word: str, plural: str = "") -> str:
     return f"{n} {word}" if n == 1 else f"{n} {plural or word + 's'}"
 
 
-def _phrase(counts: Counter[str]) -> str:
+def phrase(counts: Counter[str]) -> str:
     parts = []
     if counts["+fact"]:
         parts.append("+" + _plural(counts["+fact"], "fact"))
@@ -86,7 +88,7 @@ def message(direction: str, changes: Sequence[Change], extra_scopes: Sequence[st
     by_scope: dict[str, Counter[str]] = {}
     for change in changes:
         by_scope.setdefault(change.scope, Counter())[change.what] += 1
-    lines = [f"{scope} {_phrase(c)}" for scope, c in by_scope.items()]
+    lines = [f"{scope} {phrase(c)}" for scope, c in by_scope.items()]
     lines += [f"{scope} (derived properties)" for scope in extra_scopes if scope not in by_scope]
     subject = f"{direction}: " + "; ".join(lines)
     if len(subject) <= SUBJECT_LIMIT:
@@ -96,7 +98,7 @@ def message(direction: str, changes: Sequence[Change], extra_scopes: Sequence[st
         totals.update(c)
     files = sum(1 for scope in by_scope if scope.endswith(".md") or scope.startswith("daily "))
     entities = len(by_scope) - files
-    facts = _phrase(Counter({w: n for w, n in totals.items() if w in FACT_WORDS}))
+    facts = phrase(Counter({w: n for w, n in totals.items() if w in FACT_WORDS}))
     parts = [_plural(entities, "entity", "entities") + (f" ({facts})" if facts else "")]
     parts += [_plural(files, "file")] if files else []
     subject = f"{direction}: " + ", ".join(p for p in parts if not p.startswith("0 "))

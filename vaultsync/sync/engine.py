@@ -8,16 +8,16 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
-from git import GitCommandError
+from git import GitCommandError, InvalidGitRepositoryError, NoSuchPathError
 
 from vaultsync.config import Config
 from vaultsync.fs import run_lock
 from vaultsync.gitrepo import Author, VaultRepo
-from vaultsync.memory.tree import scan_memory
+from vaultsync.memory.tree import MemoryScan, scan_memory
 from vaultsync.model import Change, Problem, Report, Severity
 from vaultsync.secrets import scan_bytes
 from vaultsync.sync.apply import Progress, apply_plan
-from vaultsync.sync.base import BaseStore
+from vaultsync.sync.base import BaseEntry, BaseStore
 from vaultsync.sync.changes import message, side_changes, vault_path_of
 from vaultsync.sync.decide import UNKNOWN, Outcome, decide
 from vaultsync.sync.merge import merge_entities, merge_records, merge_text
@@ -25,7 +25,7 @@ from vaultsync.sync.moves import apply_moves, detect_moves
 from vaultsync.sync.plan import Action, make_plan, scope_of
 from vaultsync.sync.units import ENTITY, FACT, UnitState, World, gather, same
 from vaultsync.vault.layout import VaultLayout
-from vaultsync.vault.scan import scan_vault
+from vaultsync.vault.scan import VaultScan, scan_vault
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,40 @@ def deletion_guard(world: World, cfg: Config) -> str:
             sample = ", ".join(sorted({scope_of(k) for k in doomed})[:5])
             reasons.append(f"the pass would delete {len(doomed)} of {total} units on the {side} side ({sample} ...)")
     return "; ".join(reasons)
+
+
+def empty_side(mem: MemoryScan, vault: VaultScan, base: dict[str, BaseEntry]) -> str:
+    if not base:
+        return ""
+    for side, scan in (("memory", mem), ("vault", vault)):
+        if not scan.entities and not scan.files:
+            return f"the {side} side is empty while the last sync had content; is a folder unmounted?"
+    return ""
+
+
+def missing_places(cfg: Config, layout: VaultLayout, base: dict[str, BaseEntry]) -> str:
+    """Folders the last sync filled that are gone now, on either side.
+
+    Trigger: a top folder of the vault (``2 Areas``, ``Daily``) or of the memory tree (``life/areas``,
+    ``memory/``) that held synced units is missing. Why: a renamed folder in the config, an unmounted disk or a
+    half-done move looks exactly like "everything in it was deleted". Then: stop before writing (exit 4).
+    """
+    vault_tops: set[str] = set()
+    memory_dirs: set[Path] = set()
+    for key in base:
+        vault_tops.add(vault_path_of(key, layout).split("/", 1)[0])
+        kind, _, rest = key.partition(":")
+        if kind == "file":
+            root, _, sub = rest.partition("/")
+            top = sub.split("/", 1)[0] if "/" in sub else ""
+            memory_dirs.add((cfg.workspace if root == "workspace" else cfg.life) / top)
+        else:
+            memory_dirs.add(cfg.life / rest.split("/", 1)[0])
+    gone = [f"vault folder '{t}'" for t in sorted(vault_tops) if t and not (cfg.vault / t).is_dir()]
+    gone += [f"memory folder {d}" for d in sorted(memory_dirs) if not d.is_dir()]
+    if not gone:
+        return ""
+    return f"{', '.join(gone)} held synced notes and is missing (renamed in the config, or not mounted?)"
 
 
 def _committable(repo_root: Path, paths: set[str], report: Report) -> set[str]:
@@ -137,7 +171,7 @@ def _run(
     cfg: Config, options: PassOptions, report: Report, layout: VaultLayout, store: BaseStore, today: date
 ) -> Report:
     base = store.load()
-    mem = scan_memory(cfg.workspace, cfg.life)
+    mem = scan_memory(cfg.workspace, cfg.life, layout.reserved_life_dirs())
     vault = scan_vault(cfg.vault, layout)
     report.problems += mem.problems + vault.problems
     moves = detect_moves(mem, vault, base)
@@ -146,11 +180,8 @@ def _run(
     report.problems += world.problems
     decide_all(world)
 
-    if base and ((not mem.entities and not mem.files) or (not vault.entities and not vault.files)):
-        side = "memory" if not mem.entities and not mem.files else "vault"
-        report.stopped = f"the {side} side is empty while the last sync had content; is a folder unmounted?"
-    if not report.stopped and not options.confirm_deletes:
-        report.stopped = deletion_guard(world, cfg)
+    if not options.confirm_deletes:
+        report.stopped = empty_side(mem, vault, base) or missing_places(cfg, layout, base) or deletion_guard(world, cfg)
     if report.stopped:
         report.stopped += "; nothing was written (run again with --yes to confirm)"
         return report
@@ -160,7 +191,9 @@ def _run(
     changes, person_paths = side_changes(world, layout)
     for old, new in moves:
         keys = tuple(k for k in renamed if k.startswith((f"fact:{new}#", f"entity:{new}")))
-        plan.actions.insert(0, Action("memory", "move", cfg.life / old, f"life/{old}", keys=keys, dest=cfg.life / new))
+        plan.actions.insert(
+            0, Action("memory", "move", cfg.life / old, f"life/{old} -> life/{new}", keys=keys, dest=cfg.life / new)
+        )
         changes.append(Change("vault", scope_of(f"entity:{new}"), f"moved from {old}"))
         moved = vault.entities[new]
         person_paths |= {n.path for n in moved.facts.values()} | ({moved.note.path} if moved.note else set())
@@ -179,16 +212,23 @@ def _run(
     fresh_foreign = sorted(set(world.foreign) - reported)
     report.problems += [Problem(p, "not a vaultsync note; left alone", Severity.NOTE) for p in fresh_foreign]
     report.open_conflicts = sorted(vault.conflict_copies)
+    resolved = sorted(p for p in store.conflicts() if not (cfg.vault / p).exists())
     if options.dry_run:
         return report
 
-    repo = VaultRepo(cfg.vault)
+    try:
+        repo = VaultRepo(cfg.vault)
+    except (InvalidGitRepositoryError, NoSuchPathError):
+        report.stopped = f"{cfg.vault} is not a git repository; run `vaultsync init` or `git init` there"
+        return report
     busy = repo.busy()
     if busy:
         report.stopped = busy + "; nothing was written"
         return report
     person = repo.person(cfg.git.person_name, cfg.git.person_email)
     person_changes = [c for c in changes if c.side == "vault"]
+    person_changes += [Change("vault", scope_of(store.conflicts()[p][0]), "conflict resolved") for p in resolved]
+    person_paths |= set(resolved)
     if not _commit(repo, cfg.vault, person_paths, message("vault -> memory", person_changes), person, report):
         report.stopped = "could not commit the person's edits; nothing was written"
         return report
@@ -223,6 +263,7 @@ def _run(
             if isinstance(r.get("id"), str)
         ],
         conflicts={c.copy_path: (c.key, c.detail) for c in plan.conflicts},
+        resolved=resolved,
         reported=fresh_foreign,
     )
     report.open_conflicts = sorted(set(report.open_conflicts) | {c.copy_path for c in plan.conflicts})

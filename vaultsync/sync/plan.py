@@ -57,11 +57,10 @@ class Action:
     expected: Any = ...  # content read at scan time (None: must not exist); ... for no check
     keys: tuple[str, ...] = ()  # units whose new base depends on this action
     dest: Path | None = None
+    keep_old: bool = False  # a memory write that removes facts: the old file goes to the trash first
 
     def describe(self) -> str:
-        verb = {"write": "write", "delete": "delete", "move": "move"}[self.op]
-        extra = f" -> {self.dest}" if self.dest else ""
-        return f"{self.side}: {verb} {self.shown}{extra}"
+        return f"{self.side}: {self.op} {self.shown}"
 
 
 @dataclass
@@ -342,14 +341,9 @@ class Planner:
             if entity and entity.doc and not alive:
                 self.add("memory", "delete", folder / "items.json", None, entity.items_raw, keys)
             elif edits and entity and entity.doc:
-                self.add(
-                    "memory",
-                    "write",
-                    folder / "items.json",
-                    apply_edits(entity.doc, edits),
-                    entity.items_raw,
-                    keys,
-                )
+                data = apply_edits(entity.doc, edits)
+                keep_old = any(isinstance(e, DeleteEntry) for e in edits)
+                self.add("memory", "write", folder / "items.json", data, entity.items_raw, keys, keep_old=keep_old)
             elif edits and final:
                 data = new_items_file([final[n] for n in order])
                 expected = entity.items_raw if entity else None
@@ -378,7 +372,15 @@ class Planner:
 
     # -- helpers -------------------------------------------------------------------------------------
     def add(
-        self, side: str, op: str, path: Path | str, data: bytes | None, expected: Any, keys: tuple[str, ...]
+        self,
+        side: str,
+        op: str,
+        path: Path | str,
+        data: bytes | None,
+        expected: Any,
+        keys: tuple[str, ...],
+        *,
+        keep_old: bool = False,
     ) -> None:
         if side == "vault":
             shown = str(path)
@@ -386,7 +388,7 @@ class Planner:
         else:
             path = Path(path)
             shown = _memory_shown(self.cfg, path)
-        self.plan.actions.append(Action(side, op, Path(path), shown, data, expected, keys))
+        self.plan.actions.append(Action(side, op, Path(path), shown, data, expected, keys, keep_old=keep_old))
 
     def conflicts(self, stamp: str) -> None:
         for key, state in self.world.units.items():

@@ -128,6 +128,10 @@ class VaultLayout:
             return None
         return f"{para}/{vault_dir.split('/', 1)[1]}"
 
+    def reserved_life_dirs(self) -> frozenset[str]:
+        """life/ folders that would land on the folders holding workspace files."""
+        return frozenset({f"resources/{self.layout.agent}", f"archives/{self.layout.agent}"})
+
     def reserved_dirs(self) -> tuple[str, str]:
         """Vault folders that hold workspace files, so they are never read as entities."""
         return self.agent_dir(), self.agent_archive_dir()

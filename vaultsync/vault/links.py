@@ -28,8 +28,13 @@ def _first_token(name: str) -> str | None:
 
 
 def name_variants(display: str) -> list[str]:
-    """The names a display name stands for: "李伟 (Li Wei)" is also written "李伟" and "Li Wei"."""
+    """The names a display name stands for: "李伟 (Li Wei)" is also written "李伟" and "Li Wei".
+
+    A display name that is only a slug ("acme-corp") also stands for its words as a name ("Acme Corp").
+    """
     names = [display]
+    if re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)+|[a-z]+", display):
+        names.append(" ".join(w.capitalize() for w in display.split("-")))
     m = _PAREN_NAME.match(display)
     if m:
         names += [m.group(1).strip(), m.group(2).strip()]

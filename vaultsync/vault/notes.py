@@ -7,6 +7,7 @@ was synced keeps the base's JSON value and type, so Obsidian re-serialising a bl
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,7 @@ FACT_DERIVED = ("entity", "mentions")
 ENTITY_DERIVED = ("kind", "aliases", "tags", "facts_active", "facts_superseded", "related", "updated")
 # A person's edit to these is kept: it moves into summary.md's own properties (and so reaches the agent).
 ENTITY_KEEPABLE = ("aliases", "tags")
+_BARE_VIEW = re.compile(r"\n```base\n(?:(?!```).)*file\.inFolder\(\"[^\"]*/facts\"\)(?:(?!```).)*```\n?\Z", re.DOTALL)
 VIEW_MARKER = "%% vaultsync: live view of this entity's facts; edit a fact in its own note %%"
 
 
@@ -132,9 +134,13 @@ def fact_record(
         key = names.get(name) or style.get(name, name)
         new = _from_vault(name, value)
         values[key] = base[key] if key in base and same_value(new, base[key]) else new
-    text = body[:-1] if body.endswith("\n") else body
-    # The body is the fact text; a record that never had one gains it only when the person writes one.
-    if "fact" not in values and (isinstance(base.get("fact"), str) or text or not base):
+    # The body is the fact text. Trailing line breaks an editor adds are not part of it, unless the synced
+    # text had them; a record that never had a text gains one only when the person writes one.
+    text = body.rstrip("\r\n")
+    old_text = base.get("fact")
+    if isinstance(old_text, str) and old_text.rstrip("\r\n") == text:
+        text = old_text
+    if "fact" not in values and (isinstance(old_text, str) or text or not base):
         values["fact"] = text
     for key, value in base.items():
         # supersededBy: null is not shown in the note; its absence there is not a deletion.
@@ -179,7 +185,9 @@ def read_entity_note(text: str) -> tuple[dict[str, Any], str]:
     props, body = _split(text)
     cut = body.rfind("\n" + VIEW_MARKER)
     if cut < 0:
-        return props, body
+        # The marker line was deleted but the view itself is still there: it is not summary text either.
+        m = _BARE_VIEW.search(body)
+        return props, body[: m.start()] if m else body
     summary, rest = body[:cut], body[cut + 1 :]
     fence = rest.find("\n```\n", rest.find("```base"))
     tail = rest[fence + 5 :] if fence >= 0 else ""
