@@ -63,10 +63,16 @@ class VaultRepo:
         """The person's identity: configured, else git's own user, else a fixed fallback (cron has no user)."""
         if name and email:
             return Author(name, email)
-        reader = self.repo.config_reader()
-        git_name = reader.get_value("user", "name", default="") or FALLBACK_PERSON[0]
-        git_email = reader.get_value("user", "email", default="") or FALLBACK_PERSON[1]
-        return Author(name or str(git_name), email or str(git_email))
+        git_name = self._config("user.name") or FALLBACK_PERSON[0]
+        git_email = self._config("user.email") or FALLBACK_PERSON[1]
+        return Author(name or git_name, email or git_email)
+
+    def _config(self, key: str) -> str:
+        # Ask git itself: GitPython's reader ignores GIT_CONFIG_GLOBAL and include rules.
+        try:
+            return str(self.repo.git.config("--get", key)).strip()
+        except git.GitCommandError:
+            return ""
 
     def _run(self, *args: str, author: Author | None = None, pathspec: Path | None = None) -> str:
         env = dict(LITERAL)

@@ -203,9 +203,11 @@ class _Scanner:
             self.problem(path, f"{exc}; its facts are left untouched on both sides")
             return
         entity.doc = doc
+        seen_ids: dict[str, str] = {}
         for entry in doc.entries:
             if not isinstance(entry.value, dict):
-                self.problem(path, f"fact #{entry.index + 1} is a {type(entry.value).__name__}, not an object; skipped")
+                what = _json_type(entry.value)
+                self.problem(path, f"fact #{entry.index + 1} is {what}, not an object; skipped")
                 continue
             fact_id = entry.value.get("id")
             if fact_id is not None:
@@ -213,6 +215,14 @@ class _Scanner:
                 if problem:
                     self.problem(path, f"fact #{entry.index + 1}: {problem}; skipped")
                     continue
+                twin = seen_ids.get(fold(fact_id))
+                if twin is not None:
+                    self.problem(
+                        path,
+                        f"fact id {fact_id!r} repeats {twin!r} (case-insensitively); its note name gets a suffix",
+                        Severity.WARNING,
+                    )
+                seen_ids.setdefault(fold(fact_id), fact_id)
             entity.facts.append((entry.index, entry.value))
 
     # -- workspace -------------------------------------------------------------------------------------
@@ -251,6 +261,16 @@ class _Scanner:
                     self.problem(path, f"skipped: {problem}")
                 else:
                     self.add_file(f"workspace/memory/{child}", path)
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a string" if isinstance(value, str) else "a list"
 
 
 def scan_memory(workspace: Path, life: Path, reserved: frozenset[str] = frozenset()) -> MemoryScan:

@@ -206,11 +206,14 @@ def _run(
         if new_key not in plan.upserts and new_key not in plan.deletes:
             plan.upserts[new_key] = base[new_key]
     report.changes += changes
+    report.problems += plan.problems
     report.conflicts = plan.conflicts
     report.actions = [a.describe() for a in plan.actions]
+    # Notes (a file vaultsync leaves alone, a folder it does not follow) are said once, not every hour.
+    report.problems += [Problem(p, "not a vaultsync note; left alone", Severity.NOTE) for p in sorted(world.foreign)]
     reported = store.reported()
-    fresh_foreign = sorted(set(world.foreign) - reported)
-    report.problems += [Problem(p, "not a vaultsync note; left alone", Severity.NOTE) for p in fresh_foreign]
+    fresh_notes = sorted({p.path for p in report.problems if p.severity is Severity.NOTE} - reported)
+    report.problems = [p for p in report.problems if p.severity is not Severity.NOTE or p.path in fresh_notes]
     report.open_conflicts = sorted(vault.conflict_copies)
     resolved = sorted(p for p in store.conflicts() if not (cfg.vault / p).exists())
     if options.dry_run:
@@ -264,7 +267,7 @@ def _run(
         ],
         conflicts={c.copy_path: (c.key, c.detail) for c in plan.conflicts},
         resolved=resolved,
-        reported=fresh_foreign,
+        reported=fresh_notes,
     )
     report.open_conflicts = sorted(set(report.open_conflicts) | {c.copy_path for c in plan.conflicts})
     return report

@@ -25,15 +25,19 @@ from vaultsync.memory.items import (
     new_items_file,
 )
 from vaultsync.memory.tree import MemoryScan, Summary
-from vaultsync.model import Change, Conflict, EntityContent, Record, canonical
+from vaultsync.model import Change, Conflict, EntityContent, Problem, Record, Severity, canonical
 from vaultsync.sync.base import BaseEntry
 from vaultsync.sync.decide import UNKNOWN, Outcome
-from vaultsync.sync.units import ENTITY, FACT, FILE, World, encode_base, kind_of
+from vaultsync.sync.units import ENTITY, FACT, FILE, World, encode_base, kind_of, plain
+from vaultsync.textio import newline_of
 from vaultsync.vault.layout import VaultLayout, entity_key, fact_key, slug_of, split_fact_key
 from vaultsync.vault.links import LinkIndex, MentionMatcher, name_variants
 from vaultsync.vault.notes import (
     DATE_KEYS,
+    FACT_DERIVED,
     FactView,
+    fact_properties,
+    facts_view,
     read_entity_note,
     read_fact_note,
     render_entity,
@@ -71,6 +75,7 @@ class Plan:
     changes: list[Change] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
     person_paths: set[str] = field(default_factory=set)
+    problems: list[Problem] = field(default_factory=list)
 
 
 def display_name(content: EntityContent | None, wrapper: dict[str, Any], rel: str) -> str:
@@ -90,7 +95,7 @@ def tag_for(kind: str) -> str:
 
 
 def summary_bytes(content: EntityContent | None, old: Summary | None) -> bytes:
-    """summary.md for ``content``, keeping the original frontmatter text and BOM when they still hold."""
+    """summary.md for ``content``, keeping the original frontmatter text, BOM and line endings."""
     content = content or EntityContent({}, "")
     if not content.props:
         text = content.body
@@ -98,12 +103,24 @@ def summary_bytes(content: EntityContent | None, old: Summary | None) -> bytes:
         text = f"---\n{old.fm_text}---\n{content.body}"
     else:
         text = f"---\n{dump_properties(content.props, date_keys=DATE_KEYS)}---\n{content.body}"
+    if old and newline_of(old.raw.decode()) == "\r\n":
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     return (("\ufeff" if old and old.bom else "") + text).encode()
 
 
 class Planner:
-    def __init__(self, cfg: Config, layout: VaultLayout, world: World, mem: MemoryScan, vault: VaultScan) -> None:
+    def __init__(
+        self,
+        cfg: Config,
+        layout: VaultLayout,
+        world: World,
+        mem: MemoryScan,
+        vault: VaultScan,
+        base: dict[str, BaseEntry],
+    ) -> None:
         self.cfg = cfg
+        self.base = base
+        self.fact_derived: dict[str, dict[str, Any]] = {}  # fact key -> derived properties rendered this pass
         self.layout = layout
         self.world = world
         self.mem = mem
@@ -174,7 +191,10 @@ class Planner:
 
             for note, record in facts.items():
                 view = FactView(entity_links[rel], tuple(mentions_of[note]), superseded)
-                self._fact_note(rel, note, render_fact(record, view))
+                text = render_fact(record, view)
+                props = fact_properties(record, view)
+                self.fact_derived[fact_key(rel, note)] = {k: props[k] for k in FACT_DERIVED if k in props}
+                self._fact_note(rel, note, text)
             derived = self._derived(rel, names[rel], facts, sorted(related))
             self._entity_note(rel, derived)
         self._vault_deletions(set(rels))
@@ -231,7 +251,20 @@ class Planner:
             props, body = read_fact_note(text)
             if canonical(props) == canonical(existing.props) and body == existing.body:
                 return
+            self._derived_edits(key, existing.path, existing.props)
         self.add("vault", "write", path, text.encode(), existing.raw if existing else None, (key,))
+
+    def _derived_edits(self, key: str, path: str, props: dict[str, Any]) -> None:
+        """Say so when a person edited a property vaultsync computes: the rewrite puts it back."""
+        entry = self.base.get(key)
+        before = entry.extra.get("derived") if entry else None
+        if before is None:
+            return
+        for name in FACT_DERIVED:
+            if name in props and canonical(props[name]) != canonical(before.get(name)):
+                self.plan.problems.append(
+                    Problem(path, f"'{name}' is computed from the memory; the edit was replaced", Severity.WARNING)
+                )
 
     def _entity_note(self, rel: str, derived: dict[str, Any]) -> None:
         key = entity_key(rel)
@@ -242,7 +275,8 @@ class Planner:
         existing = current.note if current else None
         if existing is not None:
             props, body = read_entity_note(text)
-            if canonical(props) == canonical(existing.props) and body == existing.body:
+            view_current = facts_view(self.layout.facts_dir(rel)) in existing.raw.decode(errors="replace")
+            if canonical(props) == canonical(existing.props) and body == existing.body and view_current:
                 return
         self.add(
             "vault",
@@ -399,7 +433,8 @@ class Planner:
             self.add("vault", "write", copy, state.vault_note.raw, None, (key,))
             self.plan.conflicts.append(Conflict(key, scope_of(key), decision.detail, copy))
 
-    def base_updates(self, base: dict[str, BaseEntry]) -> None:
+    def base_updates(self) -> None:
+        base = self.base
         for key, state in self.world.units.items():
             if key in self.skipped:
                 continue
@@ -412,6 +447,7 @@ class Planner:
             extra: dict[str, Any] = {}
             if state.kind == FACT:
                 extra["index"] = self.positions.get(key, -1)
+                extra["derived"] = self.fact_derived.get(key, {})
             elif state.kind == ENTITY:
                 extra["derived"] = self.derived.get(key[len("entity:") :], {})
             entry = BaseEntry(encode_base(state.kind, result), extra)
@@ -423,7 +459,7 @@ class Planner:
 def canonical_content(content: Any) -> str:
     if content is None or content is UNKNOWN:
         return ""
-    return canonical({"props": content.props, "body": content.body})
+    return canonical(plain(content))
 
 
 def _memory_shown(cfg: Config, path: Path) -> str:
@@ -465,10 +501,10 @@ def make_plan(
     base: dict[str, BaseEntry],
     stamp: str,
 ) -> Plan:
-    planner = Planner(cfg, layout, world, mem, vault)
+    planner = Planner(cfg, layout, world, mem, vault, base)
     planner.target()
     planner.vault_side()
     planner.memory_side()
     planner.conflicts(stamp)
-    planner.base_updates(base)
+    planner.base_updates()
     return planner.plan

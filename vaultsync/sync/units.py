@@ -198,16 +198,17 @@ def _vault_entity(
     known = {n for n in world.mem_facts.get(rel, {})} | {
         split_fact_key(k)[1] for k, u in world.units.items() if k.startswith(f"fact:{rel}#") and u.base is not None
     }
+    note_ids = {n: str(r["id"]) for n, (_, r) in world.mem_facts.get(rel, {}).items() if isinstance(r.get("id"), str)}
     for stem, note in ventity.facts.items():
         key = fact_key(rel, stem)
         if stem in known:
             state = world.unit(key, FACT)
             state.vault_note = note
-            state.vault = UNKNOWN if note.broken else fact_record(note.props, note.body, state.base, style)
+            state.vault = UNKNOWN if note.broken else fact_record(note.props, note.body, state.base, style, note_ids)
             continue
         if note.broken:
             continue
-        _new_fact(world, rel, stem, note, style, ids_seen, today, known)
+        _new_fact(world, rel, stem, note, style, ids_seen, today, known, note_ids)
 
 
 def _new_fact(
@@ -219,9 +220,10 @@ def _new_fact(
     ids_seen: dict[str, set[str]],
     today: date,
     known: set[str],
+    note_ids: dict[str, str],
 ) -> None:
     """A fact note the person made: it becomes a new fact with an id the agent will not also mint."""
-    record = fact_record(note.props, note.body, None, style)
+    record = fact_record(note.props, note.body, None, style, note_ids)
     record = {k: v for k, v in record.items() if v is not None}
     record["fact"] = str(record.get("fact", "")).strip()
     fact_id = record.get("id")
@@ -256,8 +258,12 @@ def _is_minted(slug: str, fact_id: str) -> bool:
 def same(kind: str) -> Any:
     if kind == FILE:
         return lambda a, b: a == b
-    return lambda a, b: (a is None) == (b is None) and (a is None or canonical(_plain(a)) == canonical(_plain(b)))
+    return lambda a, b: (a is None) == (b is None) and (a is None or canonical(plain(a)) == canonical(plain(b)))
 
 
-def _plain(value: Any) -> Any:
-    return {"props": value.props, "body": value.body} if isinstance(value, EntityContent) else value
+def plain(value: Any) -> Any:
+    # Line endings of a summary are the file's style, not its content: CRLF on one side and LF on the other
+    # (an editor normalising on save) is no change, and each side keeps its own when written.
+    if isinstance(value, EntityContent):
+        return {"props": value.props, "body": value.body.replace("\r\n", "\n")}
+    return value

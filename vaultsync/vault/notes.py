@@ -107,9 +107,10 @@ def read_fact_note(text: str) -> tuple[dict[str, Any], str]:
     return _split(text)
 
 
-def _from_vault(name: str, value: Any) -> Any:
+def _from_vault(name: str, value: Any, note_ids: Mapping[str, str]) -> Any:
     if name == SUPERSEDED and isinstance(value, str):
-        return link_target(value) or value
+        target = link_target(value)
+        return note_ids.get(target, target) if target else value
     return value
 
 
@@ -118,11 +119,13 @@ def fact_record(
     body: str,
     base: Record | None,
     style: Mapping[str, str],
+    note_ids: Mapping[str, str] | None = None,
 ) -> Record:
     """The memory record a fact note stands for.
 
     ``base`` is the record as last synced (None for a note the person created); ``style`` maps contract
-    property names to the key this entity's items.json uses (e.g. ``timestamp`` -> ``date``).
+    property names to the key this entity's items.json uses (e.g. ``timestamp`` -> ``date``); ``note_ids``
+    maps the entity's note names to fact ids, so a link to note ``f1~2`` reads back as the id ``f1``.
     """
     base = base or {}
     derived = set(derived_names(FACT_DERIVED, base))
@@ -132,7 +135,10 @@ def fact_record(
         if name in derived:
             continue
         key = names.get(name) or style.get(name, name)
-        new = _from_vault(name, value)
+        if key in base and same_value(value, base[key]):
+            values[key] = base[key]
+            continue
+        new = _from_vault(name, value, note_ids or {})
         values[key] = base[key] if key in base and same_value(new, base[key]) else new
     # The body is the fact text. Trailing line breaks an editor adds are not part of it, unless the synced
     # text had them; a record that never had a text gains one only when the person writes one.
