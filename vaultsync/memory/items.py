@@ -166,7 +166,7 @@ def _parse_text(text: str, bom: bool) -> ItemsDoc:
         # json.loads keeps the last of duplicate keys, so the list we edit must be that one too.
         open_pos = next(m.value_start for m in reversed(members) if m.key == list_key)
     else:
-        raise ItemsError(f"top level is {_describe(top)}, expected a list of facts or an object holding one")
+        raise ItemsError(f"top level is {describe_json_type(top)}, expected a list of facts or an object holding one")
     items, close = _walk(text, open_pos)
     return ItemsDoc(
         text=text,
@@ -195,7 +195,7 @@ def _find_list_key(top: dict[str, Any]) -> str:
     if present:
         key = present[0]
         if not isinstance(top[key], list):
-            raise ItemsError(f"{key!r} is {_describe(top[key])}, expected a list")
+            raise ItemsError(f"{key!r} is {describe_json_type(top[key])}, expected a list")
         return key
     candidates = [
         key
@@ -210,7 +210,7 @@ def _find_list_key(top: dict[str, Any]) -> str:
     raise ItemsError("object has no 'facts' or 'items' list")
 
 
-def _describe(value: Any) -> str:
+def describe_json_type(value: Any) -> str:
     """Name a JSON value's type the way a person reading the file would, not as a Python type."""
     if value is None:
         return "null"
@@ -316,7 +316,7 @@ def apply_edits(doc: ItemsDoc, edits: Sequence[Edit]) -> bytes:
             continue
         entry = doc.entries[index]
         if not isinstance(entry.value, dict):
-            raise ValueError(f"entry {index} is {_describe(entry.value)}, not an object with fields")
+            raise ValueError(f"entry {index} is {describe_json_type(entry.value)}, not an object with fields")
         start, end = entry.span
         new_text = _edit_object(
             text[start:end],

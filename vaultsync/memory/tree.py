@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vaultsync.memory.items import ItemsDoc, ItemsError, parse_items
+from vaultsync.memory.items import ItemsDoc, ItemsError, describe_json_type, parse_items
 from vaultsync.model import PARA_KEYS, EntityContent, Problem, Record, Severity
 from vaultsync.names import daily_date, fold, name_problem
 from vaultsync.textio import NotText, decode, strip_bom
@@ -206,7 +206,7 @@ class _Scanner:
         seen_ids: dict[str, str] = {}
         for entry in doc.entries:
             if not isinstance(entry.value, dict):
-                what = _json_type(entry.value)
+                what = describe_json_type(entry.value)
                 self.problem(path, f"fact #{entry.index + 1} is {what}, not an object; skipped")
                 continue
             fact_id = entry.value.get("id")
@@ -261,16 +261,6 @@ class _Scanner:
                     self.problem(path, f"skipped: {problem}")
                 else:
                     self.add_file(f"workspace/memory/{child}", path)
-
-
-def _json_type(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    return "a string" if isinstance(value, str) else "a list"
 
 
 def scan_memory(workspace: Path, life: Path, reserved: frozenset[str] = frozenset()) -> MemoryScan:

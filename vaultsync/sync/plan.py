@@ -191,8 +191,8 @@ class Planner:
 
             for note, record in facts.items():
                 view = FactView(entity_links[rel], tuple(mentions_of[note]), superseded)
-                text = render_fact(record, view)
                 props = fact_properties(record, view)
+                text = render_fact(record, view, props)
                 self.fact_derived[fact_key(rel, note)] = {k: props[k] for k in FACT_DERIVED if k in props}
                 self._fact_note(rel, note, text)
             derived = self._derived(rel, names[rel], facts, sorted(related))

@@ -96,10 +96,12 @@ def fact_properties(record: Record, view: FactView) -> dict[str, Any]:
     return props
 
 
-def render_fact(record: Record, view: FactView) -> str:
+def render_fact(record: Record, view: FactView, props: Mapping[str, Any] | None = None) -> str:
+    """The note text; ``props`` are ``fact_properties(record, view)`` when the caller already has them."""
     text = record.get("fact")
     body = text + "\n" if isinstance(text, str) else ""
-    return join_note(dump_properties(fact_properties(record, view), date_keys=DATE_KEYS), body)
+    shown = fact_properties(record, view) if props is None else props
+    return join_note(dump_properties(shown, date_keys=DATE_KEYS), body)
 
 
 def read_fact_note(text: str) -> tuple[dict[str, Any], str]:
