@@ -18,7 +18,6 @@ from vaultsync.textio import NotText, decode, strip_bom
 from vaultsync.yamlcore import YamlError, parse_properties, split_note
 
 DATE_LIKE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}\.md$")
-H1 = re.compile(r"^# +(.+?)\s*#*\s*$", re.MULTILINE)
 
 
 @dataclass
@@ -45,17 +44,6 @@ class MemEntity:
     @property
     def content(self) -> EntityContent:
         return self.summary.content if self.summary else EntityContent({}, "")
-
-    def display_name(self) -> str:
-        m = H1.search(self.content.body)
-        if m:
-            return m.group(1).strip()
-        if self.doc:
-            for key in ("name", "entity", "title"):
-                value = self.doc.wrapper.get(key)
-                if isinstance(value, str) and value.strip():
-                    return value.strip()
-        return self.rel.rsplit("/", 1)[-1]
 
 
 @dataclass

@@ -10,7 +10,7 @@ from vaultsync.model import Change
 from vaultsync.sync.decide import Outcome
 from vaultsync.sync.plan import scope_of
 from vaultsync.sync.units import ENTITY, FACT, World
-from vaultsync.vault.layout import VaultLayout, split_fact_key
+from vaultsync.vault.layout import VaultLayout
 
 PERSON_SIDE = (Outcome.TO_MEMORY, Outcome.MERGED, Outcome.CONFLICT)
 AGENT_SIDE = (Outcome.TO_VAULT, Outcome.CONVERGED, Outcome.MERGED, Outcome.CONFLICT)
@@ -46,19 +46,10 @@ def side_changes(world: World, layout: VaultLayout) -> tuple[list[Change], set[s
         scope = scope_of(key)
         if outcome in PERSON_SIDE:
             changes.append(Change("vault", scope, classify(state.kind, state.base, state.vault)))
-            person_paths.add(state.vault_note.path if state.vault_note else vault_path_of(key, layout))
+            person_paths.add(state.vault_note.path if state.vault_note else layout.note_for_key(key))
         if outcome in AGENT_SIDE and not (outcome is Outcome.CONVERGED and state.memory == state.base):
             changes.append(Change("memory", scope, classify(state.kind, state.base, state.memory)))
     return changes, {p for p in person_paths if p}
-
-
-def vault_path_of(key: str, layout: VaultLayout) -> str:
-    kind, _, rest = key.partition(":")
-    if kind == FACT:
-        return layout.fact_note(*split_fact_key(key))
-    if kind == ENTITY:
-        return layout.entity_note(rest)
-    return layout.file_note(rest) or ""
 
 
 def _plural(n: int, word: str, plural: str = "") -> str:

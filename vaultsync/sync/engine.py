@@ -18,7 +18,7 @@ from vaultsync.model import Change, Problem, Report, Severity
 from vaultsync.secrets import scan_bytes
 from vaultsync.sync.apply import Progress, apply_plan
 from vaultsync.sync.base import BaseEntry, BaseStore
-from vaultsync.sync.changes import message, side_changes, vault_path_of
+from vaultsync.sync.changes import message, side_changes
 from vaultsync.sync.decide import UNKNOWN, Outcome, decide
 from vaultsync.sync.merge import merge_entities, merge_records, merge_text
 from vaultsync.sync.moves import apply_moves, detect_moves
@@ -98,7 +98,7 @@ def missing_places(cfg: Config, layout: VaultLayout, base: dict[str, BaseEntry])
     vault_tops: set[str] = set()
     memory_dirs: set[Path] = set()
     for key in base:
-        vault_tops.add(vault_path_of(key, layout).split("/", 1)[0])
+        vault_tops.add(layout.note_for_key(key).split("/", 1)[0])
         kind, _, rest = key.partition(":")
         if kind == "file":
             root, _, sub = rest.partition("/")
@@ -242,9 +242,7 @@ def _run(
     # Units both sides already agree on but the base does not know (a pass killed after writing, before
     # committing) are committed now, so nothing stays uncommitted.
     converged = {
-        vault_path_of(k, layout)
-        for k, u in world.units.items()
-        if u.decision and u.decision.outcome is Outcome.CONVERGED
+        layout.note_for_key(k) for k, u in world.units.items() if u.decision and u.decision.outcome is Outcome.CONVERGED
     }
     vault_paths = {a.shown for a in applied.done if a.side == "vault"} | converged
     agent_changes = [c for c in changes if c.side == "memory"]

@@ -85,6 +85,15 @@ class VaultLayout:
             return f"{self.agent_dir()}/life/{rest}"
         return None
 
+    def note_for_key(self, key: str) -> str:
+        """The vault path of any unit key ("" for a memory file that has no place in the vault)."""
+        kind, _, rest = key.partition(":")
+        if kind == "fact":
+            return self.fact_note(*split_fact_key(key))
+        if kind == "entity":
+            return self.entity_note(rest)
+        return self.file_note(rest) or ""
+
     # -- vault -> memory -------------------------------------------------------------------------------
     def file_for_note(self, vault_path: str) -> str | None:
         """The memory file a vault note mirrors, if the forward mapping leads back to exactly this note."""
