@@ -18,8 +18,9 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any, ClassVar
 
 import yaml
-from yaml.constructor import BaseConstructor, ConstructorError
+from yaml.constructor import BaseConstructor, ConstructorError, SafeConstructor
 from yaml.nodes import Node, ScalarNode
+from yaml.resolver import Resolver
 
 __all__ = [
     "YamlError",
@@ -153,15 +154,32 @@ def _install_core_schema() -> None:
 
 _install_core_schema()
 
+if yaml.__with_libyaml__:
+
+    class _Core12CLoader(yaml.cyaml.CParser, _Core12Loader):  # type: ignore[misc]
+        """The same schema over libyaml's parser: several times faster on a vault of thousands of notes."""
+
+        def __init__(self, stream: str) -> None:
+            yaml.cyaml.CParser.__init__(self, stream)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
+
+    _LOADER: type[_Core12Loader] = _Core12CLoader
+else:
+    _LOADER = _Core12Loader
+
 
 def load_yaml12(text: str) -> Any:
     """Read YAML the way Obsidian does, turning every failure into one YamlError a person can act on."""
     try:
-        return yaml.load(text, Loader=_Core12Loader)
+        return yaml.load(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
+        # libyaml may place the problem at the end of the input; the earlier of the two marks is where to look.
+        lines = [mark.line + 1 for mark in (exc.problem_mark, exc.context_mark) if mark is not None]
         message = ", ".join(part for part in (exc.context, exc.problem) if part) or "invalid YAML"
-        raise YamlError(message, None if mark is None else mark.line + 1) from exc
+        if "nesting depth" in message:
+            message = "frontmatter is nested too deeply"
+        raise YamlError(message, min(lines) if lines else None) from exc
     except yaml.reader.ReaderError as exc:
         line = text.count("\n", 0, exc.position) + 1
         raise YamlError(f"character U+{exc.character:04X} is not allowed", line) from exc

@@ -36,12 +36,13 @@ from vaultsync.vault.notes import (
     DATE_KEYS,
     FACT_DERIVED,
     FactView,
+    entity_properties,
+    fact_body,
     fact_properties,
     facts_view,
-    read_entity_note,
-    read_fact_note,
     render_entity,
     render_fact,
+    same_value,
 )
 from vaultsync.vault.scan import VaultScan, conflict_copy_name
 from vaultsync.yamlcore import dump_properties, parse_properties
@@ -192,9 +193,8 @@ class Planner:
             for note, record in facts.items():
                 view = FactView(entity_links[rel], tuple(mentions_of[note]), superseded)
                 props = fact_properties(record, view)
-                text = render_fact(record, view, props)
                 self.fact_derived[fact_key(rel, note)] = {k: props[k] for k in FACT_DERIVED if k in props}
-                self._fact_note(rel, note, text)
+                self._fact_note(rel, note, record, view, props)
             derived = self._derived(rel, names[rel], facts, sorted(related))
             self._entity_note(rel, derived)
         self._vault_deletions(set(rels))
@@ -233,7 +233,8 @@ class Planner:
         self.derived[rel] = derived
         return derived
 
-    def _fact_note(self, rel: str, note: str, text: str) -> None:
+    def _fact_note(self, rel: str, note: str, record: Record, view: FactView, props: dict[str, Any]) -> None:
+        """Write the note only when what it means changed; comparing values spares rendering and re-reading."""
         key = fact_key(rel, note)
         if key in self.skipped:
             return
@@ -242,16 +243,16 @@ class Planner:
         current = self.vault.entities.get(rel)
         existing = current.facts.get(note) if current else None
         if minted:
-            self.add("vault", "write", path, text.encode(), None, (key,))
+            self.add("vault", "write", path, render_fact(record, view, props).encode(), None, (key,))
             self.add("vault", "delete", minted.old_path, None, self.world.units[key].vault_note.raw, (key,))
             return
         if existing is not None:
             if existing.broken:
                 return
-            props, body = read_fact_note(text)
-            if canonical(props) == canonical(existing.props) and body == existing.body:
+            if same_value(props, existing.props) and fact_body(record) == existing.body:
                 return
             self._derived_edits(key, existing.path, existing.props)
+        text = render_fact(record, view, props)
         self.add("vault", "write", path, text.encode(), existing.raw if existing else None, (key,))
 
     def _derived_edits(self, key: str, path: str, props: dict[str, Any]) -> None:
@@ -270,14 +271,15 @@ class Planner:
         key = entity_key(rel)
         if key in self.skipped:
             return
-        text = render_entity(self.final_content.get(rel) or EntityContent({}, ""), derived, self.layout.facts_dir(rel))
+        content = self.final_content.get(rel) or EntityContent({}, "")
         current = self.vault.entities.get(rel)
         existing = current.note if current else None
         if existing is not None:
-            props, body = read_entity_note(text)
+            props = entity_properties(content, derived)
             view_current = facts_view(self.layout.facts_dir(rel)) in existing.raw.decode(errors="replace")
-            if canonical(props) == canonical(existing.props) and body == existing.body and view_current:
+            if same_value(props, existing.props) and content.body == existing.body and view_current:
                 return
+        text = render_entity(content, derived, self.layout.facts_dir(rel))
         self.add(
             "vault",
             "write",

@@ -98,10 +98,8 @@ def fact_properties(record: Record, view: FactView) -> dict[str, Any]:
 
 def render_fact(record: Record, view: FactView, props: Mapping[str, Any] | None = None) -> str:
     """The note text; ``props`` are ``fact_properties(record, view)`` when the caller already has them."""
-    text = record.get("fact")
-    body = text + "\n" if isinstance(text, str) else ""
     shown = fact_properties(record, view) if props is None else props
-    return join_note(dump_properties(shown, date_keys=DATE_KEYS), body)
+    return join_note(dump_properties(shown, date_keys=DATE_KEYS), fact_body(record))
 
 
 def read_fact_note(text: str) -> tuple[dict[str, Any], str]:
@@ -182,10 +180,20 @@ def facts_view(facts_dir: str) -> str:
     )
 
 
-def render_entity(content: EntityContent, derived: Mapping[str, Any], facts_dir: str) -> str:
+def entity_properties(content: EntityContent, derived: Mapping[str, Any]) -> dict[str, Any]:
     props = dict(content.props)
     props.update((k, v) for k, v in derived.items() if k not in props)
+    return props
+
+
+def render_entity(content: EntityContent, derived: Mapping[str, Any], facts_dir: str) -> str:
+    props = entity_properties(content, derived)
     return join_note(dump_properties(props, date_keys=DATE_KEYS), f"{content.body}\n{facts_view(facts_dir)}")
+
+
+def fact_body(record: Record) -> str:
+    text = record.get("fact")
+    return text + "\n" if isinstance(text, str) else ""
 
 
 def read_entity_note(text: str) -> tuple[dict[str, Any], str]:
