@@ -361,6 +361,8 @@ class Planner:
                     continue
                 order.append(note)
                 new = final[note]
+                if new is record:  # the unit did not change: the decision handed back memory's own record
+                    continue
                 changed = {k: v for k, v in new.items() if k not in record or canonical(record[k]) != canonical(v)}
                 removed = tuple(k for k in record if k not in new)
                 if changed:

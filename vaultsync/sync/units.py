@@ -125,12 +125,12 @@ def gather(
         world.unit(file_key(mem_path), FILE).memory = mem_file.raw
 
     for rel, ventity in vault.entities.items():
-        records = [r for _, r in world.mem_facts.get(rel, {}).values()] or [
-            u.base for k, u in world.units.items() if k.startswith(f"fact:{rel}#") and u.base
-        ]
+        synced = base_facts.get(rel, {})
+        records = [r for _, r in world.mem_facts.get(rel, {}).values()] or [r for r, _ in synced.values()]
         world.styles[rel] = entity_style(records)
         entry = base.get(entity_key(rel))
-        _vault_entity(world, rel, ventity, entry.extra.get("derived") if entry else None, ids_seen, today)
+        derived = entry.extra.get("derived") if entry else None
+        _vault_entity(world, rel, ventity, derived, set(synced), ids_seen, today)
     for mem_path, note in vault.files.items():
         key = file_key(mem_path)
         state = world.units.get(key)
@@ -175,6 +175,7 @@ def _vault_entity(
     rel: str,
     ventity: VaultEntity,
     base_derived: dict[str, Any] | None,
+    synced_notes: set[str],
     ids_seen: dict[str, set[str]],
     today: date,
 ) -> None:
@@ -195,9 +196,7 @@ def _vault_entity(
                     )
                 )
     style = world.styles.get(rel, {})
-    known = {n for n in world.mem_facts.get(rel, {})} | {
-        split_fact_key(k)[1] for k, u in world.units.items() if k.startswith(f"fact:{rel}#") and u.base is not None
-    }
+    known = set(world.mem_facts.get(rel, {})) | set(synced_notes)
     note_ids = {n: str(r["id"]) for n, (_, r) in world.mem_facts.get(rel, {}).items() if isinstance(r.get("id"), str)}
     for stem, note in ventity.facts.items():
         key = fact_key(rel, stem)
