@@ -1,0 +1,754 @@
+"""Run every vaultsync benchmark at a chosen scale and print ratios measured in the same run.
+
+Why ratios: the machines this runs on are shared and noisy, so absolute seconds from two runs (or two
+machines) say little. Each benchmark therefore times vaultsync against a reference doing the irreducible part of
+the same job, on the same data, interleaved in the same run, and reports the ratio of medians:
+
+* first import: ``vaultsync sync`` on a fresh vault vs ``benchmarks/floor.py`` (plain f-string notes at the same
+  paths, then ``git add -A`` and ``git commit``); target <= 1.3x;
+* no-change pass: ``vaultsync sync`` with nothing to do vs ``git status --porcelain`` on the same vault;
+  target <= 1.5x, Python start-up included;
+* small-change pass: one fact edited in the vault, one fact added by the agent, one line appended to the newest
+  daily note, vs the no-change pass; target <= 1.5x, commits included;
+* growth: first-import (and no-change) seconds per fact at each scale within 1.3x of each other;
+* peak memory: the max RSS of the vaultsync process tree (its git children included) under 300 MB at 200k facts.
+
+Every timed run is a subprocess (start-up is part of what a person waits for), in a fresh temp dir per
+scenario, with ``GIT_CONFIG_GLOBAL`` pointed at an empty file so a developer's git config (hooks, fsmonitor,
+signing) cannot skew one side. Caches are dropped before each timed run when the OS allows it.
+
+Usage: ``.venv/bin/python benchmarks/run.py --scale small`` (about 1-2 minutes) or ``--scale full``
+(5k/50k/200k facts; long). ``--write-docs`` writes ``docs/performance.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import io
+import json
+import os
+import platform
+import pstats
+import shlex
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from generate import END_DATE, generate, scale_args
+
+ROOT = Path(__file__).resolve().parent.parent
+FLOOR = Path(__file__).resolve().parent / "floor.py"
+DOCS = ROOT / "docs" / "performance.md"
+# vaultsync and the floor run under the same interpreter, so start-up costs the same on both sides.
+PYTHON = ROOT / ".venv" / "bin" / "python" if (ROOT / ".venv" / "bin" / "python").exists() else Path(sys.executable)
+PROFILE_FACTS = 50_000  # the issue asks for the profile at 50k; smaller runs profile their largest scale
+TARGETS = {"first_import": 1.3, "no_change": 1.5, "small_change": 1.5, "growth": 1.3}
+PEAK_RSS_TARGET_MB = 300.0
+PEAK_RSS_SCALE = 200_000
+
+
+@dataclass(frozen=True)
+class Repeats:
+    """How many times each scenario runs at one scale: fewer where one run already costs minutes."""
+
+    first_import: int
+    no_change: int
+    small_change: int
+
+
+SCALES: dict[str, dict[int, Repeats]] = {
+    "small": {5_000: Repeats(2, 3, 3)},
+    "full": {5_000: Repeats(3, 5, 5), 50_000: Repeats(2, 3, 3), 200_000: Repeats(1, 1, 1)},
+}
+
+
+@dataclass
+class Run:
+    """One timed child process."""
+
+    label: str
+    seconds: float
+    max_rss_mb: float
+    rc: int
+    stderr: str = ""
+    stdout_tail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.rc == 0
+
+
+@dataclass
+class ScaleResult:
+    facts: int
+    stats: dict[str, int] = field(default_factory=dict)
+    generate_seconds: float = 0.0
+    runs: dict[str, list[Run]] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, key: str, run: Run) -> Run:
+        self.runs.setdefault(key, []).append(run)
+        return run
+
+    def median(self, key: str) -> float | None:
+        times = [r.seconds for r in self.runs.get(key, []) if r.ok]
+        return statistics.median(times) if times else None
+
+    def peak_rss_mb(self) -> float | None:
+        peaks = [r.max_rss_mb for k, rs in self.runs.items() if k.startswith("vaultsync") for r in rs]
+        return max(peaks) if peaks else None
+
+
+@dataclass
+class Row:
+    """One line of the results table."""
+
+    scale: str
+    benchmark: str
+    measured: str
+    reference: str
+    ratio: float | None
+    target: str
+    verdict: str
+
+
+class Bench:
+    """Runs children with a clean git environment and drops caches before each timed one when it may."""
+
+    def __init__(self, tmp: Path, cold: bool, timeout: float) -> None:
+        self.tmp = tmp
+        self.cold = cold
+        self.timeout = timeout
+        empty = tmp / "empty-gitconfig"
+        empty.write_text("")
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "VAULTSYNC_"))}
+        self.env |= {"GIT_CONFIG_GLOBAL": str(empty), "GIT_CONFIG_NOSYSTEM": "1"}
+        self.vaultsync = [str(PYTHON), "-m", "vaultsync.cli"]
+        self.source = "the working tree"
+
+    def snapshot(self) -> str:
+        """Copy the vaultsync package and run that copy, so every run of this benchmark measures one version.
+
+        Others may be editing ``vaultsync/`` while a long run goes on; without a copy, one scale could time a
+        different (or half-saved) version than the next. ``PYTHONPATH`` comes before the editable install's
+        finder, which setuptools appends to ``sys.meta_path``; the check below proves the copy is what runs.
+        """
+        src = self.tmp / "src"
+        shutil.copytree(ROOT / "vaultsync", src / "vaultsync", ignore=shutil.ignore_patterns("__pycache__"))
+        digest = hashlib.sha256()
+        for path in sorted(p for p in (src / "vaultsync").rglob("*") if p.is_file()):
+            digest.update(path.relative_to(src).as_posix().encode() + b"\0" + path.read_bytes())
+        self.env["PYTHONPATH"] = str(src)
+        # Byte-compile now, or the first timed run would pay for compiling every module once.
+        subprocess.run([str(PYTHON), "-m", "compileall", "-q", str(src)], env=self.env, check=True)
+        where = subprocess.run(
+            [str(PYTHON), "-c", "import vaultsync; print(vaultsync.__file__)"],
+            env=self.env,
+            cwd=self.tmp,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        if not where.startswith(str(src)):
+            raise SystemExit(f"the vaultsync snapshot is not the one imported ({where}); not benchmarking")
+        self.source = f"a copy of vaultsync/ taken at the start, sha256 {digest.hexdigest()[:12]}"
+        return self.source
+
+    def child(self, label: str, cmd: Sequence[str], cwd: Path | None = None, timed: bool = True) -> Run:
+        """Run ``cmd`` and return its wall time and the max RSS of its process tree.
+
+        ``os.wait4`` gives the rusage of this one child (including the git processes it waited for), unlike
+        ``getrusage(RUSAGE_CHILDREN)``, which keeps the maximum over every child this script ever had.
+        """
+        if timed and self.cold:
+            drop_caches()
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            start = time.perf_counter()
+            # cwd defaults to the temp root: "python -m" puts the cwd first on sys.path, and the repository root
+            # there would shadow the snapshot with the live vaultsync/.
+            proc = subprocess.Popen(
+                cmd, stdout=out, stderr=err, env=self.env, cwd=cwd or self.tmp, start_new_session=True
+            )
+            timer = threading.Timer(self.timeout, _kill_group, (proc.pid,))
+            timer.start()
+            try:
+                _, status, usage = os.wait4(proc.pid, 0)
+            finally:
+                timer.cancel()
+            seconds = time.perf_counter() - start
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            out.seek(0)
+            err.seek(0)
+            stdout = out.read().decode(errors="replace")
+            stderr = err.read().decode(errors="replace")
+        rc = proc.returncode
+        if rc < 0 and -rc == signal.SIGKILL and seconds >= self.timeout:
+            stderr += f"\n(killed after the {self.timeout:.0f} s timeout)"
+        run = Run(label, seconds, usage.ru_maxrss / 1024, rc, stderr.strip(), "\n".join(stdout.splitlines()[-3:]))
+        if not run.ok:
+            print(f"!! {label}: exit {rc} after {seconds:.1f} s\n{stderr.strip()[-3000:]}", file=sys.stderr)
+        return run
+
+    def git(self, vault: Path, *args: str) -> str:
+        done = subprocess.run(["git", "-C", str(vault), *args], env=self.env, capture_output=True, text=True)
+        return done.stdout.strip()
+
+
+def _kill_group(pid: int) -> None:
+    # The group was created for this child (start_new_session), so this ends only what this script started.
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def drop_caches() -> bool:
+    """Drop the page cache, dentries and inodes so a run reads from disk; False where the OS does not allow it."""
+    try:
+        os.sync()
+        Path("/proc/sys/vm/drop_caches").write_text("3\n")
+    except OSError:
+        return False
+    return True
+
+
+# -- scenarios -------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    """A fresh directory holding a copy of the memory tree and, once initialised, a vault and its config."""
+
+    root: Path
+
+    @property
+    def workspace(self) -> Path:
+        return self.root / "mem" / "workspace"
+
+    @property
+    def life(self) -> Path:
+        return self.root / "mem" / "life"
+
+    @property
+    def vault(self) -> Path:
+        return self.root / "vault"
+
+    @property
+    def config(self) -> Path:
+        return self.root / "config.toml"
+
+
+def fresh_case(bench: Bench, tree: Path, name: str) -> Case:
+    case = Case(Path(tempfile.mkdtemp(prefix=f"{name}-", dir=bench.tmp)))
+    shutil.copytree(tree, case.root / "mem")
+    return case
+
+
+def first_import(bench: Bench, res: ScaleResult, tree: Path, repeats: int) -> Case | None:
+    """vaultsync's first pass vs the floor, alternating so drift in machine load hits both sides alike.
+
+    The vault made by the last vaultsync repeat is returned for the no-change and small-change scenarios: its
+    state is exactly "after a first import", and a 200k-fact import is too costly to repeat just to set up.
+    """
+    kept: Case | None = None
+    kept_ok = False
+    for r in range(repeats):
+        case = fresh_case(bench, tree, "vaultsync")
+        roots = ["--workspace", str(case.workspace), "--life", str(case.life), "--vault", str(case.vault)]
+        init = bench.child(
+            "vaultsync init", [*bench.vaultsync, "init", *roots, "--config", str(case.config)], timed=False
+        )
+        if not init.ok:
+            res.failures.append(f"vaultsync init failed (exit {init.rc}): {init.stderr[-500:]}")
+            return None
+        run = res.add("vaultsync first import", bench.child("first import", _sync(bench, case)))
+        _progress(res, "first import", r, run)
+        if not run.ok:
+            res.failures.append(f"first import exited {run.rc}: {run.stderr[-500:]}")
+        if kept:
+            shutil.rmtree(kept.root)
+        kept, kept_ok = case, run.ok
+
+        floor = fresh_case(bench, tree, "floor")
+        floor.vault.mkdir()
+        bench.git(floor.vault, "init", "--quiet", "--initial-branch=main")
+        run = res.add(
+            "floor first import",
+            bench.child("floor", [str(PYTHON), str(FLOOR), str(floor.workspace), str(floor.life), str(floor.vault)]),
+        )
+        _progress(res, "floor", r, run)
+        if not run.ok:
+            res.failures.append(f"floor exited {run.rc}: {run.stderr[-500:]}")
+        shutil.rmtree(floor.root)
+    if kept and not kept_ok:
+        shutil.rmtree(kept.root)
+        return None
+    return kept
+
+
+def passes(bench: Bench, res: ScaleResult, case: Case, repeats: Repeats) -> None:
+    """No-change and small-change passes on one vault, interleaved round by round.
+
+    The no-change pass is timed against ``git status --porcelain``, the cheapest "is anything different?"
+    there is; the small-change pass (one edit on each side and one daily-note line, different files each round)
+    against the no-change pass. Interleaving them means a burst of load from the machine's other jobs lands on
+    both sides of a ratio, instead of on whichever scenario happened to run during it. After a small-change
+    pass has synced, the vault is in a no-change state again, so the next round's no-change pass is a real one.
+    """
+    # One untimed git status first: git refreshes its index stat data after a big commit ("racy" entries), a
+    # one-off that would otherwise be charged to the reference. vaultsync's no-change pass does not run git.
+    bench.child("warm-up status", ["git", "-C", str(case.vault), "status", "--porcelain"], timed=False)
+    fact_notes = _fact_notes(case.vault / "2 Areas" / "people")
+    bare = _bare_array_entities(case.life / "areas" / "people")
+    for r in range(max(repeats.no_change, repeats.small_change)):
+        if r < repeats.no_change:
+            head = bench.git(case.vault, "rev-parse", "HEAD")
+            run = res.add("vaultsync no-change", bench.child("no-change pass", _sync(bench, case)))
+            _progress(res, "no-change", r, run)
+            if not run.ok:
+                res.failures.append(f"no-change pass exited {run.rc}: {run.stderr[-500:]}")
+            if bench.git(case.vault, "rev-parse", "HEAD") != head:
+                res.failures.append("a no-change pass made a commit (invariant 1: no edits -> no commit)")
+            status = bench.child("git status", ["git", "-C", str(case.vault), "status", "--porcelain"])
+            _progress(res, "git status", r, res.add("git status", status))
+        if r < repeats.small_change:
+            if not fact_notes or not bare:
+                res.failures.append("small change: no fact note or bare-array items.json to edit")
+                continue
+            _small_edits(case, fact_notes, bare, r)
+            before = bench.git(case.vault, "rev-list", "--count", "HEAD")
+            run = res.add("vaultsync small change", bench.child("small-change pass", _sync(bench, case)))
+            _progress(res, "small change", r, run)
+            if not run.ok:
+                res.failures.append(f"small-change pass exited {run.rc}: {run.stderr[-500:]}")
+            after = bench.git(case.vault, "rev-list", "--count", "HEAD")
+            if before == after:
+                res.failures.append(f"small-change round {r + 1} made no commit")
+            elif r == 0:
+                res.notes.append(f"small-change pass made {int(after) - int(before)} commit(s) per round")
+
+
+def _small_edits(case: Case, fact_notes: list[Path], bare: list[Path], r: int) -> None:
+    """Round ``r``'s edits: a person edits a fact note, the agent adds a fact and appends to today's note."""
+    note = fact_notes[(r * 7919) % len(fact_notes)]
+    text = note.read_text(encoding="utf-8")
+    note.write_text(text.rstrip("\n") + f" (edited in Obsidian, round {r + 1})\n", encoding="utf-8")
+    _agent_adds_fact(bare[(r * 104729) % len(bare)], r)
+    daily = sorted((case.workspace / "memory").glob("*.md"))[-1]
+    with daily.open("a", encoding="utf-8") as handle:
+        handle.write(f"- 18:{r % 60:02d} Benchmark round {r + 1}: agent appended this line\n")
+
+
+def profile_no_change(bench: Bench, case: Case, top: int = 15) -> str:
+    """Top lines of a cProfile of one no-change pass, run in a child so its imports and start-up count too."""
+    out = case.root / "profile.out"
+    cmd = [str(PYTHON), "-m", "cProfile", "-o", str(out), "-m", "vaultsync.cli", "sync", "--config", str(case.config)]
+    run = bench.child("profiled no-change pass", cmd, timed=False)
+    if not out.exists():
+        return f"(profiling failed: exit {run.rc}: {run.stderr[-500:]})"
+    buf = io.StringIO()
+    pstats.Stats(str(out), stream=buf).sort_stats("cumulative").print_stats(top)
+    lines = buf.getvalue().splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip().startswith("ncalls")), 0)
+    head = next((line.strip() for line in lines if "function calls" in line), "")
+    site = f"{ROOT}/.venv/lib/python{sys.version_info.major}.{sys.version_info.minor}/site-packages/"
+    prefixes = [site, f"{bench.env.get('PYTHONPATH', ROOT)}/", f"{ROOT}/"]
+    body = []
+    for line in lines[start:]:
+        for prefix in prefixes:
+            line = line.replace(prefix, "")
+        body.append(line)
+    return "\n".join([head, "", *body]).rstrip()
+
+
+def _sync(bench: Bench, case: Case) -> list[str]:
+    return [*bench.vaultsync, "sync", "--config", str(case.config)]
+
+
+def _progress(res: ScaleResult, what: str, r: int, run: Run) -> None:
+    status = "" if run.ok else f"  FAILED (exit {run.rc})"
+    print(f"  {res.facts:>7} facts  {what:<15} #{r + 1}  {run.seconds:8.2f} s  {run.max_rss_mb:7.1f} MB{status}")
+
+
+def _fact_notes(folder: Path) -> list[Path]:
+    notes: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames.sort()
+        if Path(dirpath).name == "facts":
+            notes += [Path(dirpath) / n for n in sorted(filenames) if n.endswith(".md") and "~" not in n]
+    return notes
+
+
+def _bare_array_entities(folder: Path) -> list[Path]:
+    found = []
+    for items in sorted(folder.glob("*/items.json")):
+        if items.read_text(encoding="utf-8").lstrip().startswith("["):
+            found.append(items)
+    return found
+
+
+def _agent_adds_fact(items: Path, r: int) -> None:
+    """Append a fact the way an agent rewriting its JSON would: same indent and escaping as the file had."""
+    text = items.read_text(encoding="utf-8")
+    facts = json.loads(text)
+    second = text.splitlines()[1] if text.count("\n") > 1 else "  "
+    indent = len(second) - len(second.lstrip(" ")) or 2
+    slug = items.parent.name
+    facts.append(
+        {
+            "id": f"{slug}-bench-{r + 1:03d}",
+            "fact": f"Benchmark round {r + 1}: the agent learned something new about {slug}",
+            "category": "context",
+            "timestamp": END_DATE.isoformat(),
+            "source": "conversation",
+            "status": "active",
+        }
+    )
+    items.write_text(json.dumps(facts, indent=indent, ensure_ascii="\\u" in text) + "\n", encoding="utf-8")
+
+
+# -- the run ---------------------------------------------------------------------------------------------------
+
+
+def run_scale(bench: Bench, facts: int, repeats: Repeats, want_profile: bool) -> tuple[ScaleResult, str | None]:
+    res = ScaleResult(facts)
+    tree = bench.tmp / f"tree-{facts}"
+    start = time.perf_counter()
+    res.stats = asdict(generate(tree, **scale_args(facts)))
+    res.generate_seconds = time.perf_counter() - start
+    print(f"\n== {facts} facts: {json.dumps(res.stats)} (generated in {res.generate_seconds:.1f} s)")
+    case = first_import(bench, res, tree, repeats.first_import)
+    profile = None
+    if case:
+        passes(bench, res, case, repeats)
+        if want_profile:
+            print("  profiling one no-change pass ...")
+            profile = profile_no_change(bench, case)
+    shutil.rmtree(tree, ignore_errors=True)
+    if case:
+        shutil.rmtree(case.root, ignore_errors=True)
+    return res, profile
+
+
+def _fmt(seconds: float | None) -> str:
+    return "n/a" if seconds is None else f"{seconds:.2f} s"
+
+
+def _verdict(ratio: float | None, target: float, failed: bool = False) -> str:
+    if failed:
+        return "ERROR"
+    if ratio is None:
+        return "n/a"
+    return "PASS" if ratio <= target else "FAIL"
+
+
+def rows_for(results: list[ScaleResult]) -> list[Row]:
+    rows: list[Row] = []
+    for res in results:
+        scale = f"{res.facts // 1000}k"
+        failed = bool(res.failures)
+        pairs = (
+            ("first import", "vaultsync first import", "floor first import", "floor", "first_import"),
+            ("no-change pass", "vaultsync no-change", "git status", "git status", "no_change"),
+            ("small-change pass", "vaultsync small change", "vaultsync no-change", "no-change pass", "small_change"),
+        )
+        for title, mine, ref, ref_name, target_key in pairs:
+            m, f = res.median(mine), res.median(ref)
+            ratio = m / f if m is not None and f else None
+            n = len(res.runs.get(mine, []))
+            rows.append(
+                Row(
+                    scale,
+                    f"{title} (median of {n})",
+                    _fmt(m),
+                    f"{ref_name} {_fmt(f)}",
+                    ratio,
+                    f"<= {TARGETS[target_key]}x",
+                    _verdict(ratio, TARGETS[target_key], failed and m is None),
+                )
+            )
+        peak = res.peak_rss_mb()
+        binding = res.facts == PEAK_RSS_SCALE
+        rows.append(
+            Row(
+                scale,
+                "peak RSS of vaultsync (with git children)",
+                "n/a" if peak is None else f"{peak:.0f} MB",
+                "",
+                None,
+                f"< {PEAK_RSS_TARGET_MB:.0f} MB at 200k" if binding else "(target is at 200k)",
+                ("PASS" if peak < PEAK_RSS_TARGET_MB else "FAIL") if binding and peak is not None else "info",
+            )
+        )
+    for title, key in (("first import", "vaultsync first import"), ("no-change pass", "vaultsync no-change")):
+        per_fact = {res.facts: res.median(key) / res.facts for res in results if res.median(key) is not None}
+        if len(per_fact) >= 2:
+            ratio = max(per_fact.values()) / min(per_fact.values())
+            shown = ", ".join(f"{f // 1000}k {v * 1e6:.0f} us" for f, v in per_fact.items())
+            rows.append(
+                Row("all", f"growth: {title} time per fact", shown, "max / min", ratio, "<= 1.3x", _verdict(ratio, 1.3))
+            )
+        else:
+            rows.append(Row("all", f"growth: {title} time per fact", "n/a", "needs 2+ scales", None, "<= 1.3x", "n/a"))
+    return rows
+
+
+def print_table(rows: list[Row]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="vaultsync benchmarks (ratios are measured in this run; absolute seconds are not portable)")
+    for column in ("scale", "benchmark", "vaultsync", "reference", "ratio", "target", "result"):
+        table.add_column(column, justify="right" if column in ("ratio",) else "left")
+    colours = {"PASS": "green", "FAIL": "red", "ERROR": "bold red"}
+    for row in rows:
+        ratio = "" if row.ratio is None else f"{row.ratio:.2f}x"
+        verdict = f"[{colours[row.verdict]}]{row.verdict}[/]" if row.verdict in colours else row.verdict
+        table.add_row(row.scale, row.benchmark, row.measured, row.reference, ratio, row.target, verdict)
+    Console(width=160).print(table)
+
+
+def machine() -> dict[str, str]:
+    git = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "vaultsync"], capture_output=True)
+    mem_kb = next(
+        (
+            int(line.split()[1])
+            for line in Path("/proc/meminfo").read_text().splitlines()
+            if line.startswith("MemTotal")
+        ),
+        0,
+    )
+    return {
+        "nproc": str(os.cpu_count()),
+        "python": platform.python_version() + f" ({sys.executable})",
+        "git": git,
+        "os": platform.platform(),
+        "memory": f"{mem_kb // 1024} MB",
+        "vaultsync": (head.stdout.strip() or "unknown") + (" with uncommitted changes" if dirty.stdout else ""),
+        "load": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+    }
+
+
+def write_docs(
+    path: Path,
+    rows: list[Row],
+    results: list[ScaleResult],
+    skipped: list[str],
+    info: dict[str, str],
+    cold: str,
+    command: str,
+    elapsed: float,
+    profile: tuple[int, str] | None,
+) -> None:
+    lines = [
+        "# Performance",
+        "",
+        "Baseline measurements of vaultsync, before any optimisation, written by `benchmarks/run.py --write-docs`.",
+        "Each benchmark compares vaultsync with a reference doing the irreducible part of the same job, in the same",
+        "run on the same data, and reports the ratio of medians: the machines are shared and noisy, so absolute",
+        "seconds from different runs are not comparable. See `benchmarks/README.md` for what each one compares.",
+        "",
+        "## Results",
+        "",
+        "| scale | benchmark | vaultsync | reference | ratio | target | result |",
+        "| --- | --- | --- | --- | ---: | --- | --- |",
+    ]
+    for row in rows:
+        ratio = "" if row.ratio is None else f"{row.ratio:.2f}x"
+        lines.append(
+            f"| {row.scale} | {row.benchmark} | {row.measured} | {row.reference} | {ratio} | {row.target} | "
+            f"**{row.verdict}** |"
+        )
+    if skipped:
+        lines += ["", "Not measured in this run: " + "; ".join(skipped) + "."]
+    lines += ["", "## Trees", "", "| facts | entities | superseded | id-less | Chinese | wrapped files | daily notes |"]
+    lines += ["| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for res in results:
+        s = res.stats
+        lines.append(
+            f"| {s.get('facts', 0)} | {s.get('entities', 0)} | {s.get('superseded', 0)} | {s.get('idless', 0)} | "
+            f"{s.get('chinese', 0)} | {s.get('wrapped', 0)} | {s.get('daily_notes', 0)} |"
+        )
+    lines += ["", "## Every timed run", "", "| scale | run | seconds (each repeat) | max RSS MB | exit codes |"]
+    lines += ["| --- | --- | --- | --- | --- |"]
+    for res in results:
+        for key, runs in res.runs.items():
+            secs = ", ".join(f"{r.seconds:.2f}" for r in runs)
+            rss = ", ".join(f"{r.max_rss_mb:.0f}" for r in runs)
+            rcs = ", ".join(str(r.rc) for r in runs)
+            lines.append(f"| {res.facts // 1000}k | {key} | {secs} | {rss} | {rcs} |")
+    problems = [f"{res.facts // 1000}k: {f}" for res in results for f in res.failures]
+    notes = [f"{res.facts // 1000}k: {n}" for res in results for n in res.notes]
+    if problems:
+        lines += ["", "## Failures", ""] + [f"- {p}" for p in problems]
+    if notes:
+        lines += ["", "## Notes", ""] + [f"- {n}" for n in notes]
+    if profile:
+        lines += [
+            "",
+            f"## Where a no-change pass spends its time ({profile[0] // 1000}k facts)",
+            "",
+            "`python -m cProfile -s cumtime -m vaultsync.cli sync` on the vault after the no-change runs, top 15 by",
+            "cumulative time (profiling roughly doubles the wall time):",
+            "",
+            "```",
+            profile[1],
+            "```",
+        ]
+    lines += [
+        "",
+        "## Machine and method",
+        "",
+        f"- nproc: {info['nproc']}; memory: {info['memory']}; OS: {info['os']}",
+        f"- Python: {info['python']}",
+        f"- git: {info['git']}",
+        f"- vaultsync: commit {info['vaultsync']}",
+        f"- load average at the start: {info['load']} (a shared machine: other jobs were running)",
+        f"- page cache: {cold}",
+        f"- total run time: {elapsed / 60:.1f} min",
+        f"- date: {datetime.now().strftime('%Y-%m-%d %H:%M')}",
+        "",
+        "Every timed run is a subprocess (`.venv/bin/python -m vaultsync.cli sync`, `benchmarks/floor.py` under",
+        "the same interpreter, `git status --porcelain`), so interpreter start-up and imports are included. Each",
+        "first import runs in a fresh temp directory; the no-change and small-change passes run round by round,",
+        "interleaved, on the vault the last vaultsync first import made, after one untimed `git status`.",
+        "`GIT_CONFIG_GLOBAL` points at an empty",
+        "file and `GIT_CONFIG_NOSYSTEM=1`. vaultsync runs from a byte-compiled copy of `vaultsync/` taken when the",
+        "run starts, so edits made to the tree during a long run cannot mix versions. Peak memory is `ru_maxrss`",
+        "from `os.wait4` on the vaultsync process, which covers the git children it waited for. The memory trees",
+        "come from `benchmarks/generate.py` (seed 0): 25 facts per entity, one daily note per 50 facts, 20%",
+        "superseded, about 10% Chinese text, facts naming other entities.",
+        "",
+        "Command:",
+        "",
+        "```sh",
+        command,
+        "```",
+        "",
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Run the vaultsync benchmarks and print ratios with PASS/FAIL.")
+    parser.add_argument("--scale", choices=sorted(SCALES), default="small", help="small: 5k facts; full: 5k/50k/200k")
+    parser.add_argument("--max-facts", type=int, help="skip scales above this many facts")
+    parser.add_argument("--repeats", type=int, help="override the repeats of every scenario")
+    parser.add_argument("--budget-minutes", type=float, help="skip a scale whose estimated time exceeds what is left")
+    parser.add_argument("--timeout", type=float, default=3600, help="seconds before one child run is killed")
+    parser.add_argument("--warm", action="store_true", help="do not drop the page cache before timed runs")
+    parser.add_argument("--profile", action="store_true", help="cProfile one no-change pass at the largest scale")
+    parser.add_argument("--write-docs", action="store_true", help=f"write {DOCS.relative_to(ROOT)}")
+    parser.add_argument("--json", type=Path, help="also write every measurement to this JSON file")
+    parser.add_argument("--tmp", type=Path, help="where the temp dirs go (default: the system temp dir)")
+    parser.add_argument("--keep", action="store_true", help="keep the temp dirs")
+    parser.add_argument("--live", action="store_true", help="run vaultsync/ in place instead of a snapshot of it")
+    args = parser.parse_args(argv)
+
+    started = time.perf_counter()
+    plan = SCALES[args.scale]
+    skipped = [
+        f"{f // 1000}k facts (over --max-facts {args.max_facts})" for f in plan if args.max_facts and f > args.max_facts
+    ]
+    scales = {f: r for f, r in plan.items() if not args.max_facts or f <= args.max_facts}
+    if args.repeats:
+        scales = {f: Repeats(args.repeats, args.repeats, args.repeats) for f in scales}
+    cold = not args.warm and drop_caches()
+    cache = (
+        "cold: dropped (`sync; echo 3 > /proc/sys/vm/drop_caches`) before every timed run"
+        if cold
+        else "warm: the page cache was not dropped"
+        + (" (--warm)" if args.warm else " (not permitted here: drop_caches could not be written)")
+    )
+    info = machine()
+    exe = Path(sys.executable)
+    shown = exe.relative_to(ROOT).as_posix() if exe.is_relative_to(ROOT) else exe.as_posix()
+    command = shlex.join([shown, *sys.argv]) if argv is None else "benchmarks/run.py " + shlex.join(argv)
+    print(f"vaultsync benchmarks, scale {args.scale}: {', '.join(str(f) for f in scales)} facts; cache {cache}")
+    print(f"machine: {json.dumps(info)}")
+
+    tmp = Path(tempfile.mkdtemp(prefix="vaultsync-bench-", dir=args.tmp))
+    bench = Bench(tmp, cold, args.timeout)
+    if not args.live:
+        print(f"vaultsync under test: {bench.snapshot()}")
+    info["vaultsync"] += f"; ran {bench.source}"
+    results: list[ScaleResult] = []
+    profile: tuple[int, str] | None = None
+    profiled = max((f for f in scales if f <= PROFILE_FACTS), default=min(scales, default=0))
+
+    def report(final: bool) -> list[Row]:
+        rows = rows_for(results)
+        pending = [
+            f"{f // 1000}k facts (the run stopped before it)" for f in scales if f not in {r.facts for r in results}
+        ]
+        if args.write_docs:
+            shown_skips = skipped + ([] if final else pending)
+            write_docs(DOCS, rows, results, shown_skips, info, cache, command, time.perf_counter() - started, profile)
+        if args.json:
+            args.json.write_text(json.dumps([asdict(r) for r in results], indent=2))
+        return rows
+
+    try:
+        for facts, repeats in scales.items():
+            estimate = _estimate(results, facts, repeats)
+            left = None if args.budget_minutes is None else args.budget_minutes * 60 - (time.perf_counter() - started)
+            if left is not None and estimate is not None and estimate > left:
+                why = f"{facts // 1000}k facts (estimated {estimate / 60:.0f} min from the smaller scale's per-fact"
+                skipped.append(why + f" times, over the {args.budget_minutes:.0f} min budget)")
+                print(f"\n== skipping {facts} facts: estimated {estimate / 60:.0f} min > {left / 60:.0f} min left")
+                continue
+            res, prof = run_scale(bench, facts, repeats, args.profile and facts == profiled)
+            results.append(res)
+            if prof:
+                profile = (facts, prof)
+            report(final=False)
+    except KeyboardInterrupt:
+        print("\ninterrupted: reporting what was measured", file=sys.stderr)
+    finally:
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    rows = report(final=True)
+    print()
+    print_table(rows)
+    for res in results:
+        for failure in res.failures:
+            print(f"[{res.facts}] ERROR: {failure}")
+        for note in res.notes:
+            print(f"[{res.facts}] note: {note}")
+    if profile:
+        print(f"\nno-change pass at {profile[0]} facts under cProfile (top 15 by cumulative time):\n{profile[1]}")
+    if skipped:
+        print("not measured: " + "; ".join(skipped))
+    print(f"cache: {cache}; total {timedelta(seconds=round(time.perf_counter() - started))}")
+    if args.write_docs:
+        print(f"wrote {DOCS}")
+    return 1 if any(r.failures for r in results) else 0
+
+
+def _estimate(done: list[ScaleResult], facts: int, repeats: Repeats) -> float | None:
+    """Seconds a scale should take, scaling the largest finished scale's per-fact times linearly (optimistic)."""
+    if not done:
+        return None
+    prev = max(done, key=lambda r: r.facts)
+    per = {k: (prev.median(k) or 0.0) / prev.facts for k in prev.runs}
+    first = per.get("vaultsync first import", 0) + per.get("floor first import", 0)
+    total = first * repeats.first_import + per.get("vaultsync no-change", 0) * (repeats.no_change + 1)
+    total += per.get("vaultsync small change", 0) * repeats.small_change
+    return total * facts
+
+
+if __name__ == "__main__":
+    sys.exit(main())
