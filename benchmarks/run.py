@@ -31,6 +31,7 @@ import json
 import os
 import platform
 import pstats
+import re
 import shlex
 import shutil
 import signal
@@ -205,6 +206,12 @@ class Bench:
         return done.stdout.strip()
 
 
+def _why(run: Run) -> str:
+    """The last line of a child's stderr (a traceback's exception), which is what a table row has room for."""
+    lines = [line.strip() for line in run.stderr.splitlines() if line.strip()]
+    return lines[-1] if lines else "(no output on stderr)"
+
+
 def _kill_group(pid: int) -> None:
     # The group was created for this child (start_new_session), so this ends only what this script started.
     with contextlib.suppress(ProcessLookupError):
@@ -268,12 +275,12 @@ def first_import(bench: Bench, res: ScaleResult, tree: Path, repeats: int) -> Ca
             "vaultsync init", [*bench.vaultsync, "init", *roots, "--config", str(case.config)], timed=False
         )
         if not init.ok:
-            res.failures.append(f"vaultsync init failed (exit {init.rc}): {init.stderr[-500:]}")
+            res.failures.append(f"vaultsync init failed (exit {init.rc}): {_why(init)}")
             return None
         run = res.add("vaultsync first import", bench.child("first import", _sync(bench, case)))
         _progress(res, "first import", r, run)
         if not run.ok:
-            res.failures.append(f"first import exited {run.rc}: {run.stderr[-500:]}")
+            res.failures.append(f"first import exited {run.rc}: {_why(run)}")
         if kept:
             shutil.rmtree(kept.root)
         kept, kept_ok = case, run.ok
@@ -287,7 +294,7 @@ def first_import(bench: Bench, res: ScaleResult, tree: Path, repeats: int) -> Ca
         )
         _progress(res, "floor", r, run)
         if not run.ok:
-            res.failures.append(f"floor exited {run.rc}: {run.stderr[-500:]}")
+            res.failures.append(f"floor exited {run.rc}: {_why(run)}")
         shutil.rmtree(floor.root)
     if kept and not kept_ok:
         shutil.rmtree(kept.root)
@@ -315,7 +322,7 @@ def passes(bench: Bench, res: ScaleResult, case: Case, repeats: Repeats) -> None
             run = res.add("vaultsync no-change", bench.child("no-change pass", _sync(bench, case)))
             _progress(res, "no-change", r, run)
             if not run.ok:
-                res.failures.append(f"no-change pass exited {run.rc}: {run.stderr[-500:]}")
+                res.failures.append(f"no-change pass exited {run.rc}: {_why(run)}")
             if bench.git(case.vault, "rev-parse", "HEAD") != head:
                 res.failures.append("a no-change pass made a commit (invariant 1: no edits -> no commit)")
             status = bench.child("git status", ["git", "-C", str(case.vault), "status", "--porcelain"])
@@ -329,7 +336,7 @@ def passes(bench: Bench, res: ScaleResult, case: Case, repeats: Repeats) -> None
             run = res.add("vaultsync small change", bench.child("small-change pass", _sync(bench, case)))
             _progress(res, "small change", r, run)
             if not run.ok:
-                res.failures.append(f"small-change pass exited {run.rc}: {run.stderr[-500:]}")
+                res.failures.append(f"small-change pass exited {run.rc}: {_why(run)}")
             after = bench.git(case.vault, "rev-list", "--count", "HEAD")
             if before == after:
                 res.failures.append(f"small-change round {r + 1} made no commit")
@@ -354,7 +361,7 @@ def profile_no_change(bench: Bench, case: Case, top: int = 15) -> str:
     cmd = [str(PYTHON), "-m", "cProfile", "-o", str(out), "-m", "vaultsync.cli", "sync", "--config", str(case.config)]
     run = bench.child("profiled no-change pass", cmd, timed=False)
     if not out.exists():
-        return f"(profiling failed: exit {run.rc}: {run.stderr[-500:]})"
+        return f"(profiling failed: exit {run.rc}: {_why(run)})"
     buf = io.StringIO()
     pstats.Stats(str(out), stream=buf).sort_stats("cumulative").print_stats(top)
     lines = buf.getvalue().splitlines()
@@ -428,7 +435,9 @@ def run_scale(bench: Bench, facts: int, repeats: Repeats, want_profile: bool) ->
     print(f"\n== {facts} facts: {json.dumps(res.stats)} (generated in {res.generate_seconds:.1f} s)")
     case = first_import(bench, res, tree, repeats.first_import)
     profile = None
-    if case:
+    if not case:
+        res.notes.append("no-change and small-change passes not run: there was no vault from a successful import")
+    else:
         passes(bench, res, case, repeats)
         if want_profile:
             print("  profiling one no-change pass ...")
@@ -540,6 +549,26 @@ def machine() -> dict[str, str]:
     }
 
 
+DOC_END = "<!-- end of the part benchmarks/run.py writes; text below this line is kept on every rewrite -->"
+GENERATED = ("# Performance", "## Results", "## Trees", "## Every timed run", "## Failures", "## Notes",
+             "## Where a no-change pass", "## Machine and method")  # fmt: skip
+
+
+def kept_text(path: Path) -> str:
+    """What a person (or another tool) added to the doc, so a rewrite of the figures does not delete it.
+
+    Below the end marker everything is theirs; in a file written before the marker existed, every section
+    whose heading run.py does not write is kept.
+    """
+    if not path.exists():
+        return ""
+    text = path.read_text(encoding="utf-8")
+    if DOC_END in text:
+        return text.split(DOC_END, 1)[1].strip("\n")
+    sections = re.split(r"(?m)^(?=#{1,2} )", text)
+    return "".join(s for s in sections if s.strip() and not s.startswith(GENERATED)).strip("\n")
+
+
 def write_docs(
     path: Path,
     rows: list[Row],
@@ -623,9 +652,9 @@ def write_docs(
         "the same interpreter, `git status --porcelain`), so interpreter start-up and imports are included. Each",
         "first import runs in a fresh temp directory; the no-change and small-change passes run round by round,",
         "interleaved, on the vault the last vaultsync first import made, after one untimed `git status`.",
-        "`GIT_CONFIG_GLOBAL` points at an empty",
-        "file and `GIT_CONFIG_NOSYSTEM=1`. vaultsync runs from a byte-compiled copy of `vaultsync/` taken when the",
-        "run starts, so edits made to the tree during a long run cannot mix versions. Peak memory is `ru_maxrss`",
+        "`GIT_CONFIG_GLOBAL` points at an empty file and `GIT_CONFIG_NOSYSTEM=1`. vaultsync runs from a",
+        "byte-compiled copy of `vaultsync/` taken when the run starts, so edits made to the tree during a long run",
+        "cannot mix versions. Peak memory is `ru_maxrss`",
         "from `os.wait4` on the vaultsync process, which covers the git children it waited for. The memory trees",
         "come from `benchmarks/generate.py` (seed 0): 25 facts per entity, one daily note per 50 facts, 20%",
         "superseded, about 10% Chinese text, facts naming other entities.",
@@ -637,6 +666,8 @@ def write_docs(
         "```",
         "",
     ]
+    kept = kept_text(path)
+    lines += [DOC_END, ""] + ([kept, ""] if kept else [])
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines), encoding="utf-8")
 
@@ -681,9 +712,6 @@ def main(argv: list[str] | None = None) -> int:
 
     tmp = Path(tempfile.mkdtemp(prefix="vaultsync-bench-", dir=args.tmp))
     bench = Bench(tmp, cold, args.timeout)
-    if not args.live:
-        print(f"vaultsync under test: {bench.snapshot()}")
-    info["vaultsync"] += f"; ran {bench.source}"
     results: list[ScaleResult] = []
     profile: tuple[int, str] | None = None
     profiled = max((f for f in scales if f <= PROFILE_FACTS), default=min(scales, default=0))
@@ -701,6 +729,9 @@ def main(argv: list[str] | None = None) -> int:
         return rows
 
     try:
+        if not args.live:
+            print(f"vaultsync under test: {bench.snapshot()}")
+        info["vaultsync"] += f"; ran {bench.source}"
         for facts, repeats in scales.items():
             estimate = _estimate(results, facts, repeats)
             left = None if args.budget_minutes is None else args.budget_minutes * 60 - (time.perf_counter() - started)
