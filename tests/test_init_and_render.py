@@ -285,7 +285,7 @@ def test_init_keeps_existing_user_files_and_extends_gitignore(tmp_path: Path) ->
 
     for rel, data in mine.items():
         assert (e.vault / rel).read_bytes() == data
-    assert (e.vault / ".gitignore").read_text() == "*.tmp\n.trash/\n.vaultsync/\n.obsidian/workspace*.json\n"
+    assert (e.vault / ".gitignore").read_text() == "*.tmp\n.trash/\n.vaultsync/\n.obsidian/workspace*.json\n*.vstmp\n"
     assert set(result.kept) == set(mine)
     assert sorted(result.created) == sorted(set(INIT_FILES) - set(mine))
     assert (e.vault / "Templates/Entity.md").read_bytes() == (PACKAGE_TEMPLATES / "Entity.md").read_bytes()

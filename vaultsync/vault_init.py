@@ -12,7 +12,7 @@ from vaultsync.config import Config, ConfigError
 from vaultsync.fs import atomic_write
 from vaultsync.gitrepo import Author, VaultRepo, ensure_repo
 
-GITIGNORE_LINES = (".vaultsync/", ".trash/", ".obsidian/workspace*.json")
+GITIGNORE_LINES = (".vaultsync/", ".trash/", ".obsidian/workspace*.json", "*.vstmp")
 TEMPLATE_FILES = ("Entity.md", "Fact.md", "Daily.md")
 DATE_TYPES = {
     "timestamp": "date",

@@ -11,10 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vaultsync.fs import FileChanged, atomic_write, read_or_none, remove_checked
+from vaultsync.fs import FileChanged, atomic_write, put, read_or_none, remove_checked, stage, sync_all
 from vaultsync.model import Problem, Severity
 from vaultsync.sync.plan import Action, Plan
 
+CHANGED_MEANWHILE = "changed while the pass ran; left as it is for the next pass"
 Progress = Callable[[int, int], None]  # (actions done, actions in the plan)
 
 
@@ -36,41 +37,65 @@ def _trash(action: Action, trash_dir: Path) -> None:
 
 
 def apply_plan(plan: Plan, trash_dir: Path, progress: Progress | None = None) -> Applied:
+    """Stage every write, flush once, then move each into place with its compare-and-swap, and flush again.
+
+    The first flush makes the new contents durable before any rename exposes them (no empty note after a power
+    cut); the second makes the renames durable before the caller records the new base.
+    """
     applied = Applied()
     total = len(plan.actions)
-    for number, action in enumerate(plan.actions, 1):
-        if progress:
-            progress(number, total)
-        if action.op == "delete" and applied.failed_keys.intersection(action.keys):
-            continue  # e.g. a renamed note whose new copy could not be written keeps its old name
-        try:
+    staged: dict[int, Path] = {}
+    try:
+        for number, action in enumerate(plan.actions, 1):
+            if progress:
+                progress(number, total)
             if action.op == "write":
                 assert action.data is not None
-                if action.keep_old:
-                    _trash(action, trash_dir)
-                atomic_write(action.path, action.data, action.expected)
-            elif action.op == "delete":
-                if action.side == "memory":
-                    _trash(action, trash_dir)
-                remove_checked(action.path, action.expected)
-            elif action.op == "move":
-                assert action.dest is not None
-                if action.dest.exists():
-                    raise FileChanged(str(action.dest))
-                action.dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.move(action.path, action.dest)
-        except FileChanged:
-            applied.failed_keys.update(action.keys)
-            applied.problems.append(
-                Problem(
-                    action.shown,
-                    "changed while the pass ran; left as it is for the next pass",
-                    Severity.WARNING,
+                try:
+                    staged[number] = stage(action.path, action.data)
+                except OSError as exc:
+                    _failed(applied, action, f"could not be written: {exc.strerror or exc}")
+        sync_all()
+        for number, action in enumerate(plan.actions, 1):
+            if action.op == "write" and number not in staged:
+                continue
+            if action.op == "delete" and applied.failed_keys.intersection(action.keys):
+                continue  # e.g. a renamed note whose new copy could not be written keeps its old name
+            try:
+                _carry_out(action, staged.get(number), trash_dir)
+            except FileChanged:
+                _failed(
+                    applied, action, "changed while the pass ran; left as it is for the next pass", Severity.WARNING
                 )
-            )
-        except OSError as exc:
-            applied.failed_keys.update(action.keys)
-            applied.problems.append(Problem(action.shown, f"could not be written: {exc.strerror or exc}"))
-        else:
-            applied.done.append(action)
+            except OSError as exc:
+                _failed(applied, action, f"could not be written: {exc.strerror or exc}")
+            else:
+                applied.done.append(action)
+        sync_all()
+    finally:
+        for tmp in staged.values():
+            tmp.unlink(missing_ok=True)
     return applied
+
+
+def _carry_out(action: Action, tmp: Path | None, trash_dir: Path) -> None:
+    if action.op == "write":
+        assert tmp is not None
+        if action.keep_old:
+            _trash(action, trash_dir)
+        put(tmp, action.path, action.expected)
+    elif action.op == "delete":
+        if action.side == "memory":
+            _trash(action, trash_dir)
+        remove_checked(action.path, action.expected)
+    elif action.op == "move":
+        assert action.dest is not None
+        if action.dest.exists():
+            raise FileChanged(str(action.dest))
+        action.dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(action.path, action.dest)
+
+
+def _failed(applied: Applied, action: Action, why: str, severity: Severity = Severity.ERROR) -> None:
+    applied.failed_keys.update(action.keys)
+    applied.problems.append(Problem(action.shown, why, severity))
