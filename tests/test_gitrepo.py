@@ -28,3 +28,97 @@ def test_a_commit_message_longer_than_the_argument_limit_is_committed_whole(
         ["git", "-C", str(vault), "log", "-1", "--format=%B", sha or "HEAD"], capture_output=True, text=True, check=True
     ).stdout
     assert logged.rstrip("\n") == message
+
+
+AGENT = Author("vaultsync agent", "agent@vaultsync.invalid")
+
+
+def _git(vault: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(vault), *args], capture_output=True, text=True, check=True).stdout
+
+
+def _tree(vault: Path) -> dict[str, str]:
+    """path -> blob id of HEAD's tree."""
+    out = _git(vault, "ls-tree", "-r", "-z", "HEAD")
+    return {rec.split("\t", 1)[1]: rec.split()[2] for rec in out.split("\0") if rec}
+
+
+def _blob(vault: Path, rel: str) -> str:
+    return _git(vault, "hash-object", rel).strip()
+
+
+@pytest.fixture
+def vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
+    (tmp_path / "gitconfig").write_text("[user]\n\tname = Pat\n\temail = pat@example.org\n")
+    root = tmp_path / "vault"
+    root.mkdir()
+    ensure_repo(root)
+    return root
+
+
+@pytest.mark.parametrize("count", [3, 700])  # below and above the size where index entries are copied, not rehashed
+def test_a_commit_holds_exactly_the_given_paths_and_leaves_git_status_clean(vault: Path, count: int) -> None:
+    for n in range(count):
+        (vault / "notes" / f"n{n:04d}.md").parent.mkdir(exist_ok=True)
+        (vault / "notes" / f"n{n:04d}.md").write_text(f"note {n}\n")
+    (vault / "mine.md").write_text("the person's own note, not vaultsync's to commit\n")
+    repo = VaultRepo(vault)
+    first = repo.commit([f"notes/n{n:04d}.md" for n in range(count)], "import", AGENT)
+    assert first and _git(vault, "rev-parse", "HEAD").strip() == first
+    assert set(_tree(vault)) == {f"notes/n{n:04d}.md" for n in range(count)}
+
+    changed = [f"notes/n{n:04d}.md" for n in range(0, count, 2)]
+    gone = [f"notes/n{n:04d}.md" for n in range(1, count, 2)]
+    for rel in changed:
+        (vault / rel).write_text("edited\n")
+    for rel in gone:
+        (vault / rel).unlink()
+    second = repo.commit([*changed, *gone, "notes/never-existed.md"], "edit", AGENT)
+
+    tree = _tree(vault)
+    assert set(tree) == set(changed)
+    assert all(tree[rel] == _blob(vault, rel) for rel in changed)
+    assert _git(vault, "rev-parse", "HEAD~1").strip() == first and second
+    logged = _git(vault, "log", "-1", "--format=%an <%ae>%n%B").strip()
+    assert logged == "vaultsync agent <agent@vaultsync.invalid>\nedit"
+    assert _git(vault, "status", "--porcelain").splitlines() == ["?? mine.md"]
+    assert repo.commit(changed, "again", AGENT) is None, "an unchanged path made a commit"
+
+
+def test_a_commit_builds_on_a_commit_the_person_made_in_between(vault: Path) -> None:
+    """obsidian-git commits between two passes: vaultsync's next commit must keep that work, not undo it."""
+    (vault / "a.md").write_text("a1\n")
+    (vault / "b.md").write_text("b1\n")
+    repo = VaultRepo(vault)
+    repo.commit(["a.md", "b.md"], "import", AGENT)
+    (vault / "b.md").write_text("b2 by the person\n")
+    (vault / "c.md").write_text("c by the person\n")
+    _git(vault, "add", "-A")
+    _git(vault, "commit", "-qm", "vault backup")
+    person = _git(vault, "rev-parse", "HEAD").strip()
+    (vault / "a.md").write_text("a2\n")
+
+    sha = repo.commit(["a.md"], "agent edit", AGENT)
+
+    assert _git(vault, "rev-parse", f"{sha}~1").strip() == person
+    assert {rel: (vault / rel).read_text() for rel in ("a.md", "b.md", "c.md")} == {
+        rel: _git(vault, "show", f"HEAD:{rel}") for rel in ("a.md", "b.md", "c.md")
+    }
+    assert _git(vault, "status", "--porcelain") == ""
+
+
+def test_what_the_person_staged_stays_out_of_a_commit_and_stays_staged(vault: Path) -> None:
+    (vault / "a.md").write_text("a1\n")
+    (vault / "p.md").write_text("p1\n")
+    repo = VaultRepo(vault)
+    repo.commit(["a.md", "p.md"], "import", AGENT)
+    (vault / "p.md").write_text("p2, staged by the person\n")
+    _git(vault, "add", "p.md")
+    (vault / "a.md").write_text("a2\n")
+
+    repo.commit(["a.md"], "agent edit", AGENT)
+
+    assert _git(vault, "show", "HEAD:p.md") == "p1\n"
+    assert _git(vault, "show", "HEAD:a.md") == "a2\n"
+    assert _git(vault, "status", "--porcelain").splitlines() == ["M  p.md"]

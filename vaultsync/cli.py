@@ -42,6 +42,9 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+TABLE_ROWS = 40
+
+
 def _print_report(report: Report, verbose: bool) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -59,12 +62,21 @@ def _print_report(report: Report, verbose: bool) -> None:
         table.add_column("from")
         table.add_column("what")
         table.add_column("changes")
-        for (side, scope), counts in by_scope.items():
+        rows = list(by_scope.items())
+        shown = rows if report.dry_run else rows[:TABLE_ROWS]
+        for (side, scope), counts in shown:
             table.add_row(side, scope, phrase(counts))
+        if len(rows) > len(shown):
+            # A first import touches thousands of scopes: a screenful says what happened, --json says all.
+            rest = sum((counts for _, counts in rows[len(shown) :]), Counter())
+            table.add_row("", f"... {len(rows) - len(shown)} more (--json lists all)", phrase(rest))
         console.print(table)
     if verbose or report.dry_run:
-        for line in report.actions:
+        lines = report.actions if report.dry_run else report.actions[:TABLE_ROWS]
+        for line in lines:
             console.print(f"  {line}", markup=False)
+        if len(report.actions) > len(lines):
+            console.print(f"  ... and {len(report.actions) - len(lines)} more", markup=False)
     for problem in report.problems:
         colour = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.NOTE: "dim"}[problem.severity]
         console.print(f"[{colour}]{problem.severity}:[/] ", end="")

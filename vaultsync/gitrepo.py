@@ -24,6 +24,7 @@ FALLBACK_PERSON = ("vault person", "person@vaultsync.invalid")
 LOCK_WAIT_SECONDS = 10.0
 PRIVATE_INDEX = "vaultsync-index"
 HEAD_RETRIES = 5
+COPY_ENTRIES_MIN = 500
 ZERO_OID = "0" * 40
 
 
@@ -109,11 +110,12 @@ class VaultRepo:
         wanted = sorted(set(paths))
         if not wanted:
             return None
-        listing = b"".join(p.encode() + b"\0" for p in wanted)
+        listing = "".join(f"{p}\0" for p in wanted).encode()
         self._git("update-index", "--add", "--remove", "-z", "--stdin", stdin=listing)
-        private = {"GIT_INDEX_FILE": str(Path(self.repo.git_dir) / PRIVATE_INDEX)}
-        # Only vaultsync writes the private index, under the run lock: a lock file left there is a killed pass's.
-        Path(private["GIT_INDEX_FILE"] + ".lock").unlink(missing_ok=True)
+        # Many paths: copy what the real index now holds rather than hash every file a second time.
+        entries = self._entries(wanted) if len(wanted) >= COPY_ENTRIES_MIN else None
+        index = Path(self.repo.git_dir) / PRIVATE_INDEX
+        private = {"GIT_INDEX_FILE": str(index)}
         ident = {
             "GIT_AUTHOR_NAME": author.name,
             "GIT_AUTHOR_EMAIL": author.email,
@@ -126,11 +128,15 @@ class VaultRepo:
             msg.write_text(message, encoding="utf-8")
             for _ in range(HEAD_RETRIES):
                 head = self._head()
-                self._git("read-tree", *([head] if head else ["--empty"]), env=private)
-                self._git("update-index", "--add", "--remove", "-z", "--stdin", stdin=listing, env=private)
+                self._seed(index, head)
+                if entries is None:
+                    self._git("update-index", "--add", "--remove", "-z", "--stdin", stdin=listing, env=private)
+                else:
+                    self._git("update-index", "-z", "--index-info", stdin=entries, env=private)
                 tree = self._git("write-tree", env=private).strip()
                 old_tree = self._git("rev-parse", f"{head}^{{tree}}") if head else self._git("mktree", stdin=b"")
                 if tree == old_tree.strip():
+                    self._mark(index, head)
                     return None
                 parents = ["-p", head] if head else []
                 sha = self._git("commit-tree", tree, *parents, "-F", str(msg), env=ident).strip()
@@ -141,5 +147,36 @@ class VaultRepo:
                     if self._head() == head:
                         raise
                     continue  # someone committed meanwhile: build again on their commit
+                self._mark(index, sha)
                 return sha
         raise git.GitCommandError(["git", "update-ref"], 1, "HEAD kept moving while vaultsync committed")
+
+    def _entries(self, wanted: list[str]) -> bytes:
+        """``update-index --index-info`` input giving ``wanted`` as the real index holds them (absent: removed)."""
+        held: dict[str, str] = {}
+        for record in self._git("ls-files", "--stage", "-z").split("\0"):
+            meta, _, path = record.partition("\t")
+            held[path] = meta
+        removed = f"0 {ZERO_OID}"
+        return "".join(f"{held.get(p, removed)}\t{p}\0" for p in wanted).encode()
+
+    def _seed(self, index: Path, head: str | None) -> None:
+        """Make the private index hold ``head``'s tree, reusing it when the last commit left it so.
+
+        The ``.head`` marker is removed before the index is touched and written back only once a commit (or a
+        finding that there is nothing to commit) leaves index and HEAD equal again, so a killed pass can never
+        leave half-staged paths to leak into the next commit. Only vaultsync writes this index, under the run
+        lock: a lock file beside it is a killed pass's and is removed.
+        """
+        marker = index.with_name(index.name + ".head")
+        known = marker.read_text().strip() if marker.exists() else ""
+        marker.unlink(missing_ok=True)
+        index.with_name(index.name + ".lock").unlink(missing_ok=True)
+        if head and known == head and index.exists():
+            return
+        self._git("read-tree", *([head] if head else ["--empty"]), env={"GIT_INDEX_FILE": str(index)})
+
+    @staticmethod
+    def _mark(index: Path, head: str | None) -> None:
+        if head:
+            index.with_name(index.name + ".head").write_text(head + "\n", encoding="utf-8")

@@ -11,6 +11,7 @@ rewrite prose it did not change.
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import math
 import re
@@ -206,6 +207,7 @@ _NOT_PLAIN_CHARS_RE = re.compile(f"[\x00-\x1f{_NEEDS_ESCAPE}]")
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 
 
+@functools.lru_cache(maxsize=1 << 16)  # the same statuses, categories and keys recur in every note
 def needs_quotes(s: str) -> bool:
     """Decide whether ``s`` must be quoted to come back as this very string from any reader.
 
