@@ -7,11 +7,13 @@ round, and sync/ joins them.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from typing import Any
 
 Record = dict[str, Any]
+Progress = Callable[[int, int], None]  # (actions done, actions in the plan); the CLI draws a bar
 # The PARA folders under life/, in vault order.
 PARA_KEYS = ("projects", "areas", "resources", "archives")
 

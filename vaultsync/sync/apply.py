@@ -7,16 +7,14 @@ so the next pass sees the new edit as a change and merges it instead of overwrit
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultsync.fs import FileChanged, atomic_write, put, read_or_none, remove_checked, stage, sync_all
-from vaultsync.model import Problem, Severity
+from vaultsync.model import Problem, Progress, Severity
 from vaultsync.sync.plan import Action, Plan
 
 CHANGED_MEANWHILE = "changed while the pass ran; left as it is for the next pass"
-Progress = Callable[[int, int], None]  # (actions done, actions in the plan)
 
 
 @dataclass

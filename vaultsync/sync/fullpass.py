@@ -1,0 +1,290 @@
+"""The full pass: scan both trees -> line up with the base -> decide -> plan -> guard -> commit the person's
+edits -> apply -> commit the agent's side -> record the new base and, when the pass settled, the snapshot that
+lets the next pass with nothing to do stop early (``snapshot.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date
+from pathlib import Path
+
+from git import GitCommandError, InvalidGitRepositoryError, NoSuchPathError
+
+from vaultsync.config import Config
+from vaultsync.gitrepo import Author, VaultRepo
+from vaultsync.memory.tree import MemoryScan, scan_memory
+from vaultsync.model import Change, Problem, Report, Severity
+from vaultsync.secrets import scan_bytes
+from vaultsync.sync import snapshot
+from vaultsync.sync.apply import Applied, apply_plan
+from vaultsync.sync.base import BaseEntry, BaseStore
+from vaultsync.sync.changes import message, side_changes
+from vaultsync.sync.decide import UNKNOWN, Outcome, decide
+from vaultsync.sync.engine import PassOptions
+from vaultsync.sync.merge import merge_entities, merge_records, merge_text
+from vaultsync.sync.moves import apply_moves, detect_moves
+from vaultsync.sync.plan import Action, make_plan, scope_of
+from vaultsync.sync.units import ENTITY, FACT, UnitState, World, gather, same
+from vaultsync.vault.layout import VaultLayout
+from vaultsync.vault.scan import VaultScan, scan_vault
+
+
+def _merge_files(base: bytes | None, memory: bytes, vault: bytes) -> tuple[bytes, str]:
+    try:
+        texts = [None if base is None else base.decode(), memory.decode(), vault.decode()]
+    except UnicodeDecodeError:
+        return memory, "both sides changed a file that is not text"
+    merged, conflict = merge_text(*texts)  # type: ignore[arg-type]
+    return merged.encode(), conflict
+
+
+MERGERS = {FACT: merge_records, ENTITY: merge_entities}
+
+
+def decide_all(world: World) -> None:
+    for state in world.units.values():
+        merger = MERGERS.get(state.kind, _merge_files)
+        state.decision = decide(state.base, state.memory, state.vault, same(state.kind), merger)
+
+
+def deletion_guard(world: World, cfg: Config) -> str:
+    """Why the pass must stop before writing anything, or "" when it may go on.
+
+    Trigger: a pass would delete more than the configured share and count of one side's units. Why: a
+    mis-mounted folder, a half-finished checkout or an agent bug looks exactly like "the person deleted
+    everything". Then: stop with exit 4, name what would go, and let the person confirm with --yes.
+    """
+    reasons = []
+    for side in ("memory", "vault"):
+        total = 0
+        doomed: list[str] = []
+        for key, state in world.units.items():
+            value = getattr(state, side)
+            if value is None or value is UNKNOWN or state.decision is None:
+                continue
+            total += 1
+            if state.decision.result is None:
+                doomed.append(key)
+        if len(doomed) > cfg.safety.max_delete_count and len(doomed) > cfg.safety.max_delete_share * total:
+            sample = ", ".join(sorted({scope_of(k) for k in doomed})[:5])
+            reasons.append(f"the pass would delete {len(doomed)} of {total} units on the {side} side ({sample} ...)")
+    return "; ".join(reasons)
+
+
+def empty_side(mem: MemoryScan, vault: VaultScan, base: dict[str, BaseEntry]) -> str:
+    if not base:
+        return ""
+    for side, scan in (("memory", mem), ("vault", vault)):
+        if not scan.entities and not scan.files:
+            return f"the {side} side is empty while the last sync had content; is a folder unmounted?"
+    return ""
+
+
+def missing_places(cfg: Config, layout: VaultLayout, base: dict[str, BaseEntry]) -> str:
+    """Folders the last sync filled that are gone now, on either side.
+
+    Trigger: a top folder of the vault (``2 Areas``, ``Daily``) or of the memory tree (``life/areas``,
+    ``memory/``) that held synced units is missing. Why: a renamed folder in the config, an unmounted disk or a
+    half-done move looks exactly like "everything in it was deleted". Then: stop before writing (exit 4).
+    """
+    vault_tops: set[str] = set()
+    memory_dirs: set[Path] = set()
+    for key in base:
+        vault_tops.add(layout.note_for_key(key).split("/", 1)[0])
+        kind, _, rest = key.partition(":")
+        if kind == "file":
+            root, _, sub = rest.partition("/")
+            top = sub.split("/", 1)[0] if "/" in sub else ""
+            memory_dirs.add((cfg.workspace if root == "workspace" else cfg.life) / top)
+        else:
+            memory_dirs.add(cfg.life / rest.split("/", 1)[0])
+    gone = [f"vault folder '{t}'" for t in sorted(vault_tops) if t and not (cfg.vault / t).is_dir()]
+    gone += [f"memory folder {d}" for d in sorted(memory_dirs) if not d.is_dir()]
+    if not gone:
+        return ""
+    return f"{', '.join(gone)} held synced notes and is missing (renamed in the config, or not mounted?)"
+
+
+def _committable(repo_root: Path, paths: set[str], report: Report) -> set[str]:
+    """Leave out of the commit any file holding a secret: git history is forever."""
+    keep = set()
+    for path in sorted(paths):
+        target = repo_root / path
+        findings = scan_bytes(target.read_bytes()) if target.is_file() else []
+        if findings:
+            where = ", ".join(f"line {f.line}: {f.kind} {f.redacted}" for f in findings[:3])
+            report.problems.append(
+                Problem(path, f"holds a secret ({where}); synced locally but left out of git", Severity.WARNING)
+            )
+        else:
+            keep.add(path)
+    return keep
+
+
+def _outcome(state: UnitState) -> Outcome | None:
+    return state.decision.outcome if state.decision else None
+
+
+def _commit(repo: VaultRepo, root: Path, paths: set[str], text: str, author: Author, report: Report) -> bool:
+    """Commit ``paths`` as ``author``; False (with the reason reported) when git refused."""
+    if not paths:
+        return True
+    try:
+        sha = repo.commit(_committable(root, paths, report), text, author)
+    except GitCommandError as exc:
+        detail = (exc.stderr or str(exc)).strip().splitlines()
+        report.problems.append(Problem(str(root), f"git commit failed: {detail[-1] if detail else exc}"))
+        return False
+    if sha:
+        report.commits.append(sha)
+    return True
+
+
+def run_full(cfg: Config, options: PassOptions, report: Report, walk: snapshot.MemoryWalk) -> Report:
+    layout = VaultLayout(cfg.layout)
+    today = options.today or date.today()
+    store = BaseStore(cfg.state_dir / "base.sqlite", read_only=options.dry_run)
+    try:
+        if not options.dry_run:
+            snapshot.forget(cfg)
+        return _run(cfg, options, report, layout, store, today, walk)
+    finally:
+        store.close()
+
+
+def _run(
+    cfg: Config,
+    options: PassOptions,
+    report: Report,
+    layout: VaultLayout,
+    store: BaseStore,
+    today: date,
+    walk: snapshot.MemoryWalk,
+) -> Report:
+    base = store.load()
+    mem = scan_memory(cfg.workspace, cfg.life, layout.reserved_life_dirs())
+    vault = scan_vault(cfg.vault, layout)
+    report.problems += mem.problems + vault.problems
+    moves = detect_moves(mem, vault, base)
+    renamed = apply_moves(moves, mem, base, cfg.life)
+    world = gather(mem, vault, base, layout, store.ids(), today)
+    report.problems += world.problems
+    decide_all(world)
+
+    if not options.confirm_deletes:
+        report.stopped = empty_side(mem, vault, base) or missing_places(cfg, layout, base) or deletion_guard(world, cfg)
+    if report.stopped:
+        report.stopped += "; nothing was written (run again with --yes to confirm)"
+        return report
+
+    stamp = options.now().strftime("%Y%m%d-%H%M%S")
+    plan = make_plan(cfg, layout, world, mem, vault, base, stamp)
+    changes, person_paths = side_changes(world, layout)
+    for old, new in moves:
+        keys = tuple(k for k in renamed if k.startswith((f"fact:{new}#", f"entity:{new}")))
+        plan.actions.insert(
+            0, Action("memory", "move", cfg.life / old, f"life/{old} -> life/{new}", keys=keys, dest=cfg.life / new)
+        )
+        changes.append(Change("vault", scope_of(f"entity:{new}"), f"moved from {old}"))
+        moved = vault.entities[new]
+        person_paths |= {n.path for n in moved.facts.values()} | ({moved.note.path} if moved.note else set())
+        person_paths.add(layout.entity_note(old))
+        person_paths |= {
+            layout.fact_note(old, k.partition("#")[2]) for k in renamed.values() if k.startswith(f"fact:{old}#")
+        }
+    for new_key, old_key in renamed.items():
+        plan.deletes.append(old_key)
+        if new_key not in plan.upserts and new_key not in plan.deletes:
+            plan.upserts[new_key] = base[new_key]
+    report.changes += changes
+    report.problems += plan.problems
+    report.conflicts = plan.conflicts
+    report.actions = [a.describe() for a in plan.actions]
+    # Notes (a file vaultsync leaves alone, a folder it does not follow) are said once, not every hour.
+    report.problems += [Problem(p, "not a vaultsync note; left alone", Severity.NOTE) for p in sorted(world.foreign)]
+    reported = store.reported()
+    fresh_notes = sorted({p.path for p in report.problems if p.severity is Severity.NOTE} - reported)
+    report.problems = [p for p in report.problems if p.severity is not Severity.NOTE or p.path in fresh_notes]
+    report.open_conflicts = sorted(vault.conflict_copies)
+    resolved = sorted(p for p in store.conflicts() if not (cfg.vault / p).exists())
+    if options.dry_run:
+        return report
+
+    try:
+        repo = VaultRepo(cfg.vault)
+    except (InvalidGitRepositoryError, NoSuchPathError):
+        report.stopped = f"{cfg.vault} is not a git repository; run `vaultsync init` or `git init` there"
+        return report
+    busy = repo.busy()
+    if busy:
+        report.stopped = busy + "; nothing was written"
+        return report
+    person = repo.person(cfg.git.person_name, cfg.git.person_email)
+    person_changes = [c for c in changes if c.side == "vault"]
+    person_changes += [Change("vault", scope_of(store.conflicts()[p][0]), "conflict resolved") for p in resolved]
+    person_paths |= set(resolved)
+    if not _commit(repo, cfg.vault, person_paths, message("vault -> memory", person_changes), person, report):
+        report.stopped = "could not commit the person's edits; nothing was written"
+        return report
+
+    applied = apply_plan(plan, cfg.state_dir / "trash" / stamp, options.progress)
+    report.problems += applied.problems
+    report.files_written = sum(1 for a in applied.done if a.op == "write")
+    # Units both sides already agree on but the base does not know (a pass killed after writing, before
+    # committing) are committed now, so nothing stays uncommitted.
+    converged = {
+        layout.note_for_key(k) for k, u in world.units.items() if u.decision and u.decision.outcome is Outcome.CONVERGED
+    }
+    vault_paths = {a.shown for a in applied.done if a.side == "vault"} | converged
+    agent_changes = [c for c in changes if c.side == "memory"]
+    touched = sorted({scope_of(k) for a in applied.done if a.side == "vault" for k in a.keys})
+    agent = Author(cfg.git.agent_name, cfg.git.agent_email)
+    if not _commit(repo, cfg.vault, vault_paths, message("memory -> vault", agent_changes, touched), agent, report):
+        # Not recording the base keeps these units "converged but unknown": the next pass commits them.
+        return report
+
+    failed = applied.failed_keys | {old for new, old in renamed.items() if new in applied.failed_keys}
+    store.save(
+        {k: v for k, v in plan.upserts.items() if k not in failed},
+        [k for k in plan.deletes if k not in failed],
+        ids=world.new_ids
+        + [
+            (rel, str(r.get("id")))
+            for rel, facts in world.mem_facts.items()
+            for _, r in facts.values()
+            if isinstance(r.get("id"), str)
+        ],
+        conflicts={c.copy_path: (c.key, c.detail) for c in plan.conflicts},
+        resolved=resolved,
+        reported=fresh_notes,
+    )
+    report.open_conflicts = sorted(set(report.open_conflicts) | {c.copy_path for c in plan.conflicts})
+    if not moves and not applied.failed_keys and _settled(report):
+        _record(cfg, walk, vault, world.foreign, applied, report.open_conflicts)
+    return report
+
+
+def _settled(report: Report) -> bool:
+    """Nothing left for a later pass: no stop, no error or warning (those are said on every pass)."""
+    return not report.stopped and all(p.severity is Severity.NOTE for p in report.problems)
+
+
+def _record(
+    cfg: Config, walk: snapshot.MemoryWalk, vault: VaultScan, foreign: Iterable[str], applied: Applied, open_: list[str]
+) -> None:
+    notes = {n.path: n.raw for n in vault.files.values()}
+    for entity in vault.entities.values():
+        notes |= {n.path: n.raw for n in entity.facts.values()}
+        if entity.note:
+            notes[entity.note.path] = entity.note.raw
+    written: dict[str, bytes | None] = {}
+    for action in applied.done:
+        data = action.data if action.op == "write" else None
+        if action.side == "memory":
+            written[action.shown] = data
+        elif data is None:
+            notes.pop(action.shown, None)
+        else:
+            notes[action.shown] = data
+    left_alone = [*vault.conflict_copies, *vault.foreign, *foreign]
+    snapshot.record(cfg, walk, written, notes, left_alone, open_)

@@ -1,0 +1,260 @@
+"""What the last settled pass saw, so that an hourly pass with nothing to do costs about what git pays to look
+at the vault, not a read of every note.
+
+A pass is settled when it ended with both sides agreeing and nothing left for later: no error or warning, no
+write abandoned, no folder moved. It then records, in the state folder:
+
+* ``snapshot.json``: every memory file's stat (size, mtime, ctime, inode) taken before the scan read it, or the
+  sha1 of what the pass wrote there. A file modified within ``RACY_NS`` of that walk is recorded as unknown:
+  a second edit in the same clock tick would leave its stat as it was.
+* ``snapshot.index``: a private git index holding, for every note the vault scan read or the pass wrote, the
+  blob of exactly those bytes. ``git status`` against it lists what changed since, with git's own stat cache
+  and its racily-clean re-check. It starts as a copy of the repository's index (whose stat data is fresh for
+  everything just committed), corrected to the expected blobs: an entry whose blob differs loses its stat
+  data, so git re-reads that file instead of trusting it.
+
+The next pass walks the small memory side, runs one ``git status`` and stops there when neither shows a change
+in a place a pass reads. Anything doubtful (no snapshot, another version or config, an unknown entry, an
+ignored folder inside a synced one) means a full pass, which is always correct; the snapshot only ever saves
+work, it never decides a merge.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vaultsync import __version__
+from vaultsync.config import Config
+from vaultsync.fs import atomic_write
+
+SNAPSHOT = "snapshot.json"
+INDEX = "snapshot.index"
+FORMAT = 1  # bump when what a snapshot means changes
+RACY_NS = 2_000_000_000  # coarser than any file system's timestamps (FAT keeps 2 s)
+ZERO_OID = "0" * 40
+
+Stat = list[int]
+Entry = Stat | list[str] | None  # a stat, ["sha1", hex digest] of what the pass wrote, or None: unknown
+
+
+@dataclass
+class MemoryWalk:
+    """Every file a memory scan may read, with its stat at the start of the pass."""
+
+    started_ns: int
+    entries: dict[str, Entry] = field(default_factory=dict)  # "workspace/..." or "life/..." -> entry
+
+
+def walk_memory(workspace: Path, life: Path) -> MemoryWalk:
+    """Stat what ``scan_memory`` reads (a superset: extra files only make a pass run when they change)."""
+    walk = MemoryWalk(time.time_ns())
+    for name in ("MEMORY.md", "HEARTBEAT.md"):
+        with contextlib.suppress(OSError):
+            walk.entries[f"workspace/{name}"] = _entry(os.lstat(workspace / name), walk.started_ns)
+    _walk(walk, "workspace/memory", workspace / "memory")
+    _walk(walk, "life", life)
+    return walk
+
+
+def _entry(st: os.stat_result, started_ns: int) -> Entry:
+    if st.st_mtime_ns >= started_ns - RACY_NS:
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+def _walk(walk: MemoryWalk, prefix: str, folder: Path | str) -> None:
+    try:
+        listing = os.scandir(folder)
+    except OSError:
+        return
+    with listing:
+        for item in listing:
+            if item.name.startswith("."):
+                continue
+            key = f"{prefix}/{item.name}"
+            if item.is_dir(follow_symlinks=False):
+                _walk(walk, key, item.path)
+            else:
+                try:
+                    walk.entries[key] = _entry(item.stat(follow_symlinks=False), walk.started_ns)
+                except OSError:
+                    walk.entries[key] = None
+
+
+def key_of(cfg: Config) -> str:
+    """What a snapshot is only valid for: this code and this configuration."""
+    return hashlib.sha1(f"{FORMAT}|{__version__}|{cfg!r}".encode()).hexdigest()
+
+
+def _file_stat(path: Path) -> Stat | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def unchanged(cfg: Config, walk: MemoryWalk) -> list[str] | None:
+    """The open conflict copies when nothing changed since the last settled pass; None when a pass must run."""
+    try:
+        saved = json.loads((cfg.state_dir / SNAPSHOT).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(saved, dict) or saved.get("key") != key_of(cfg):
+        return None
+    if saved.get("base") != _file_stat(cfg.state_dir / "base.sqlite"):
+        return None
+    if not _same_memory(saved.get("memory"), walk, cfg):
+        return None
+    if not _vault_quiet(cfg):
+        return None
+    return list(saved.get("conflicts", []))
+
+
+def _same_memory(saved: Any, walk: MemoryWalk, cfg: Config) -> bool:
+    if not isinstance(saved, dict) or saved.keys() != walk.entries.keys():
+        return False
+    for key, entry in saved.items():
+        if isinstance(entry, list) and entry[:1] == ["sha1"]:
+            root, _, rel = key.partition("/")
+            try:
+                data = ((cfg.workspace if root == "workspace" else cfg.life) / rel).read_bytes()
+            except OSError:
+                return False
+            if hashlib.sha1(data).hexdigest() != entry[1]:
+                return False
+        elif entry is None or entry != walk.entries[key]:
+            return False
+    return True
+
+
+def _git(cfg: Config, *args: str, stdin: bytes | None = None) -> bytes | None:
+    env = {**os.environ, "GIT_INDEX_FILE": str(cfg.state_dir / INDEX)}
+    try:
+        run = subprocess.run(["git", *args], cwd=cfg.vault, input=stdin, capture_output=True, env=env)
+    except OSError:
+        return None
+    return run.stdout if run.returncode == 0 else None
+
+
+def _vault_quiet(cfg: Config) -> bool:
+    """True when ``git status`` against the snapshot index shows no change in a place a pass reads."""
+    if not (cfg.state_dir / INDEX).exists():
+        return False
+    out = _git(cfg, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames")
+    if out is None:
+        return False
+    places = Places(cfg)
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        state, path = record[:2], record[3:].decode("utf-8", "surrogateescape")
+        # The first column compares the snapshot with HEAD, which does not matter; the second is the worktree.
+        if (state in (b"??", b"!!") or state[1:2] != b" ") and places.read_by_a_pass(path):
+            return False
+    return True
+
+
+class Places:
+    """Which vault paths a full pass reads: notes under the PARA folders, and daily notes directly in Daily."""
+
+    def __init__(self, cfg: Config) -> None:
+        self.para = tuple(cfg.layout.para_folders().values())
+        self.daily = cfg.layout.daily
+
+    def read_by_a_pass(self, path: str) -> bool:
+        folder = path.endswith("/")
+        path = path.rstrip("/")
+        if any(part.startswith(".") for part in path.split("/")):
+            return False
+        for top in self.para:
+            if path == top or path.startswith(f"{top}/"):
+                return folder or path.endswith(".md")
+            if folder and top.startswith(f"{path}/"):
+                return True
+        if folder:
+            return path == self.daily or self.daily.startswith(f"{path}/")
+        return path.rpartition("/")[0] == self.daily and path.endswith(".md")
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives these bytes as a blob, without asking git."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def forget(cfg: Config) -> None:
+    """Drop the snapshot: the next pass runs in full."""
+    (cfg.state_dir / SNAPSHOT).unlink(missing_ok=True)
+
+
+def record(
+    cfg: Config,
+    walk: MemoryWalk,
+    memory_written: Mapping[str, bytes | None],
+    notes: Mapping[str, bytes],
+    left_alone: Iterable[str],
+    conflicts: Iterable[str],
+) -> None:
+    """Write the snapshot of a settled pass.
+
+    ``memory_written``: memory files the pass wrote (bytes) or deleted (None), keyed like the walk.
+    ``notes``: every vault note as the pass leaves it (what the scan read, then the pass's writes; deletions
+    removed). ``left_alone``: notes in synced places the pass does not sync (conflict copies, foreign
+    notes); their content does not matter to a pass, so git hashes them as they are now.
+    """
+    forget(cfg)
+    entries = dict(walk.entries)
+    for key, data in memory_written.items():
+        if data is None:
+            entries.pop(key, None)
+        else:
+            entries[key] = ["sha1", hashlib.sha1(data).hexdigest()]
+    if not _write_index(cfg, {path: blob_id(data) for path, data in notes.items()}, sorted(set(left_alone))):
+        return
+    snapshot = {
+        "key": key_of(cfg),
+        "base": _file_stat(cfg.state_dir / "base.sqlite"),
+        "conflicts": sorted(conflicts),
+        "memory": entries,
+    }
+    atomic_write(cfg.state_dir / SNAPSHOT, json.dumps(snapshot).encode())
+
+
+def _write_index(cfg: Config, expected: dict[str, str], left_alone: list[str]) -> bool:
+    """Make the snapshot index hold ``expected`` (path -> blob id) plus ``left_alone`` as they are now."""
+    index = cfg.state_dir / INDEX
+    index.with_name(INDEX + ".lock").unlink(missing_ok=True)  # only vaultsync uses it, under the run lock
+    if (_git(cfg, "rev-parse", "--show-object-format") or b"").strip() != b"sha1":
+        return False
+    # Start from the repository's index: its stat data is fresh for everything just committed. copy2 keeps
+    # the file's mtime, which git's racily-clean check compares entries against.
+    real = Path((_git(cfg, "rev-parse", "--git-path", "index") or b"").decode().strip() or ".git/index")
+    try:
+        shutil.copy2(cfg.vault / real, index)
+    except OSError:
+        index.unlink(missing_ok=True)
+    held: dict[str, str] = {}
+    listing = _git(cfg, "ls-files", "--stage", "-z") if index.exists() else b""
+    if listing is None:
+        return False
+    for rec in listing.decode("utf-8", "surrogateescape").split("\0"):
+        meta, _, path = rec.partition("\t")
+        if path:
+            held[path] = meta.split(" ")[1]
+    keep = set(left_alone)
+    lines = [f"100644 {sha}\t{path}\0" for path, sha in expected.items() if held.get(path) != sha]
+    lines += [f"0 {ZERO_OID}\t{path}\0" for path in held if path not in expected and path not in keep]
+    if lines and _git(cfg, "update-index", "-z", "--index-info", stdin="".join(lines).encode()) is None:
+        return False
+    added = "".join(f"{path}\0" for path in left_alone if path not in held).encode()
+    return not added or _git(cfg, "update-index", "--add", "-z", "--stdin", stdin=added) is not None
