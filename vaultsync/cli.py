@@ -46,6 +46,13 @@ TABLE_ROWS = 40
 
 
 def _print_report(report: Report, verbose: bool) -> None:
+    if not (report.stopped or report.changes or report.actions or report.problems or report.open_conflicts):
+        # The hourly pass with nothing to do: one plain line, without loading rich (a tenth of the pass).
+        print(
+            f"{'would write' if report.dry_run else 'wrote'} 0 file(s)"
+            + ("" if report.dry_run else ", nothing to commit")
+        )
+        return
     from rich.console import Console
     from rich.table import Table
 

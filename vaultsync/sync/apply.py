@@ -60,7 +60,7 @@ def apply_plan(plan: Plan, trash_dir: Path, progress: Progress | None = None) ->
             if action.op == "delete" and applied.failed_keys.intersection(action.keys):
                 continue  # e.g. a renamed note whose new copy could not be written keeps its old name
             try:
-                _carry_out(action, staged.get(number), trash_dir)
+                _carry_out(action, staged.pop(number, None), trash_dir)
             except FileChanged:
                 _failed(
                     applied, action, "changed while the pass ran; left as it is for the next pass", Severity.WARNING
@@ -71,7 +71,7 @@ def apply_plan(plan: Plan, trash_dir: Path, progress: Progress | None = None) ->
                 applied.done.append(action)
         sync_all()
     finally:
-        for tmp in staged.values():
+        for tmp in staged.values():  # staged but never put in place: a failure or an exception on the way
             tmp.unlink(missing_ok=True)
     return applied
 

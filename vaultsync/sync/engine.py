@@ -14,7 +14,7 @@ from datetime import date, datetime
 from vaultsync.config import Config
 from vaultsync.fs import run_lock
 from vaultsync.model import Progress, Report
-from vaultsync.sync.snapshot import unchanged, walk_memory
+from vaultsync.sync.snapshot import QuickCheck, walk_memory
 
 
 @dataclass(frozen=True)
@@ -36,12 +36,12 @@ def run_pass(cfg: Config, options: PassOptions | None = None) -> Report:
         if missing:
             report.stopped = f"missing root folder(s): {', '.join(missing)}; check the config ({cfg.source})"
             return report
+        check = None if options.dry_run else QuickCheck(cfg)
         walk = walk_memory(cfg.workspace, cfg.life)
-        if not options.dry_run:
-            conflicts = unchanged(cfg, walk)
-            if conflicts is not None:
-                report.open_conflicts = conflicts
-                return report
+        conflicts = check.unchanged(walk) if check else None
+        if conflicts is not None:
+            report.open_conflicts = conflicts
+            return report
         from vaultsync.sync.fullpass import run_full
 
         return run_full(cfg, options, report, walk)

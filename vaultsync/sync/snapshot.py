@@ -104,21 +104,43 @@ def _file_stat(path: Path) -> Stat | None:
     return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
-def unchanged(cfg: Config, walk: MemoryWalk) -> list[str] | None:
-    """The open conflict copies when nothing changed since the last settled pass; None when a pass must run."""
-    try:
-        saved = json.loads((cfg.state_dir / SNAPSHOT).read_bytes())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(saved, dict) or saved.get("key") != key_of(cfg):
-        return None
-    if saved.get("base") != _file_stat(cfg.state_dir / "base.sqlite"):
-        return None
-    if not _same_memory(saved.get("memory"), walk, cfg):
-        return None
-    if not _vault_quiet(cfg):
-        return None
-    return list(saved.get("conflicts", []))
+class QuickCheck:
+    """The test "did anything change since the last settled pass?", run while the memory side is walked.
+
+    ``git status`` on the vault is the slow half, so it starts first and runs beside the memory walk.
+    """
+
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        self.saved: dict[str, Any] | None = None
+        self.status: subprocess.Popen[bytes] | None = None
+        try:
+            saved = json.loads((cfg.state_dir / SNAPSHOT).read_bytes())
+        except (OSError, ValueError):
+            return
+        if not isinstance(saved, dict) or saved.get("key") != key_of(cfg):
+            return
+        if saved.get("base") != _file_stat(cfg.state_dir / "base.sqlite") or not (cfg.state_dir / INDEX).exists():
+            return
+        self.saved = saved
+        env = {**os.environ, "GIT_INDEX_FILE": str(cfg.state_dir / INDEX)}
+        args = ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames"]
+        try:
+            self.status = subprocess.Popen(
+                ["git", *args], cwd=cfg.vault, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            )
+        except OSError:
+            self.saved = None
+
+    def unchanged(self, walk: MemoryWalk) -> list[str] | None:
+        """The open conflict copies when nothing changed; None when a pass must run."""
+        if self.saved is None or self.status is None:
+            return None
+        same = _same_memory(self.saved.get("memory"), walk, self.cfg)
+        out, _ = self.status.communicate()
+        if not same or self.status.returncode != 0 or not _vault_quiet(self.cfg, out):
+            return None
+        return list(self.saved.get("conflicts", []))
 
 
 def _same_memory(saved: Any, walk: MemoryWalk, cfg: Config) -> bool:
@@ -147,15 +169,10 @@ def _git(cfg: Config, *args: str, stdin: bytes | None = None) -> bytes | None:
     return run.stdout if run.returncode == 0 else None
 
 
-def _vault_quiet(cfg: Config) -> bool:
+def _vault_quiet(cfg: Config, status: bytes) -> bool:
     """True when ``git status`` against the snapshot index shows no change in a place a pass reads."""
-    if not (cfg.state_dir / INDEX).exists():
-        return False
-    out = _git(cfg, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames")
-    if out is None:
-        return False
     places = Places(cfg)
-    for record in out.split(b"\0"):
+    for record in status.split(b"\0"):
         if not record:
             continue
         state, path = record[:2], record[3:].decode("utf-8", "surrogateescape")
