@@ -28,8 +28,12 @@ COPY_ENTRIES_MIN = 500
 ZERO_OID = "0" * 40
 
 
-class RepoBusy(RuntimeError):
-    """The repo is mid-merge, rebase or similar: committing now could tangle a person's work."""
+class GitFailed(RuntimeError):
+    """A git command vaultsync ran failed; ``stderr`` is git's own words."""
+
+    def __init__(self, args: list[str], stderr: str) -> None:
+        super().__init__(f"{' '.join(args)}: {stderr.strip()}")
+        self.stderr = stderr
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,11 @@ class VaultRepo:
         self.repo = git.Repo(root)
 
     def busy(self) -> str | None:
+        """Why committing now could tangle the person's work (a merge, rebase, bisect, detached HEAD), or None.
+
+        A checkout of an old commit (which a bisect is) puts old notes in the worktree: a pass would read them
+        as the person's edits and undo newer memory.
+        """
         git_dir = Path(self.repo.git_dir)
         for marker, what in (
             ("MERGE_HEAD", "a merge"),
@@ -61,9 +70,19 @@ class VaultRepo:
             ("rebase-apply", "a rebase or am"),
             ("CHERRY_PICK_HEAD", "a cherry-pick"),
             ("REVERT_HEAD", "a revert"),
+            ("BISECT_LOG", "a bisect"),
         ):
             if (git_dir / marker).exists():
                 return f"the vault repository is in the middle of {what}; finish or abort it, then sync again"
+        try:
+            head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            head = ""
+        if not head.startswith("ref:"):
+            return (
+                "the vault repository has a detached HEAD (an old commit checked out?); "
+                "check out your branch again, then sync"
+            )
         return None
 
     def person(self, name: str, email: str) -> Author:
@@ -92,13 +111,13 @@ class VaultRepo:
                 return run.stdout.decode()
             stderr = run.stderr.decode(errors="replace")
             if "index.lock" not in stderr or time.monotonic() > deadline:
-                raise git.GitCommandError(["git", *args], run.returncode, stderr)
+                raise GitFailed(["git", *args], stderr)
             time.sleep(0.2)
 
     def _head(self) -> str | None:
         try:
             return self._git("rev-parse", "--verify", "--quiet", "HEAD^{commit}").strip() or None
-        except git.GitCommandError:
+        except GitFailed:
             return None
 
     def commit(self, paths: Iterable[str], message: str, author: Author) -> str | None:
@@ -143,13 +162,13 @@ class VaultRepo:
                 subject = message.splitlines()[0] if message else ""
                 try:
                     self._git("update-ref", "-m", f"commit: {subject}", "HEAD", sha, head or ZERO_OID)
-                except git.GitCommandError:
+                except GitFailed:
                     if self._head() == head:
                         raise
                     continue  # someone committed meanwhile: build again on their commit
                 self._mark(index, sha)
                 return sha
-        raise git.GitCommandError(["git", "update-ref"], 1, "HEAD kept moving while vaultsync committed")
+        raise GitFailed(["git", "update-ref"], "HEAD kept moving while vaultsync committed")
 
     def _entries(self, wanted: list[str]) -> bytes:
         """``update-index --index-info`` input giving ``wanted`` as the real index holds them (absent: removed)."""

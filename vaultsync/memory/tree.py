@@ -51,6 +51,7 @@ class MemFile:
     mem_path: str  # "workspace/..." or "life/..."
     path: Path
     raw: bytes
+    broken: bool = False  # not text: its note is left alone until the file is fixed, never taken as deleted
 
 
 @dataclass
@@ -155,7 +156,8 @@ class _Scanner:
             raw = path.read_bytes()
             decode(raw)
         except NotText as exc:
-            self.problem(path, f"{exc}; skipped")
+            self.problem(path, f"{exc}; left untouched on both sides")
+            self.scan.files[mem_path] = MemFile(mem_path, path, raw, broken=True)
             return
         except OSError as exc:
             self.problem(path, f"cannot read: {exc.strerror}")

@@ -59,14 +59,16 @@ def apply_plan(plan: Plan, trash_dir: Path, progress: Progress | None = None) ->
                 continue
             if action.op == "delete" and applied.failed_keys.intersection(action.keys):
                 continue  # e.g. a renamed note whose new copy could not be written keeps its old name
+            tmp = staged.pop(number, None)
             try:
-                _carry_out(action, staged.pop(number, None), trash_dir)
-            except FileChanged:
-                _failed(
-                    applied, action, "changed while the pass ran; left as it is for the next pass", Severity.WARNING
-                )
-            except OSError as exc:
-                _failed(applied, action, f"could not be written: {exc.strerror or exc}")
+                _carry_out(action, tmp, trash_dir)
+            except (FileChanged, OSError) as exc:
+                if tmp:
+                    tmp.unlink(missing_ok=True)
+                if isinstance(exc, FileChanged):
+                    _failed(applied, action, CHANGED_MEANWHILE, Severity.WARNING)
+                else:
+                    _failed(applied, action, f"could not be written: {exc.strerror or exc}")
             else:
                 applied.done.append(action)
         sync_all()

@@ -29,13 +29,12 @@ class PassOptions:
 def run_pass(cfg: Config, options: PassOptions | None = None) -> Report:
     options = options or PassOptions()
     report = Report(dry_run=options.dry_run)
+    # The roots are checked before the lock, which lives in the vault: a missing vault is not created.
+    missing = [n for n, p in (("workspace", cfg.workspace), ("life", cfg.life), ("vault", cfg.vault)) if not p.is_dir()]
+    if missing:
+        report.stopped = f"missing root folder(s): {', '.join(missing)}; check the config ({cfg.source})"
+        return report
     with run_lock(cfg.state_dir / "lock"):
-        missing = [
-            n for n, p in (("workspace", cfg.workspace), ("life", cfg.life), ("vault", cfg.vault)) if not p.is_dir()
-        ]
-        if missing:
-            report.stopped = f"missing root folder(s): {', '.join(missing)}; check the config ({cfg.source})"
-            return report
         check = None if options.dry_run else QuickCheck(cfg)
         walk = walk_memory(cfg.workspace, cfg.life)
         conflicts = check.unchanged(walk) if check else None

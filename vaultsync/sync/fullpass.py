@@ -4,14 +4,17 @@ lets the next pass with nothing to do stop early (``snapshot.py``)."""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
 
-from git import GitCommandError, InvalidGitRepositoryError, NoSuchPathError
+from git import InvalidGitRepositoryError, NoSuchPathError
 
 from vaultsync.config import Config
-from vaultsync.gitrepo import Author, VaultRepo
+from vaultsync.fs import atomic_write
+from vaultsync.gitrepo import Author, GitFailed, VaultRepo
 from vaultsync.memory.tree import MemoryScan, scan_memory
 from vaultsync.model import Change, Problem, Report, Severity
 from vaultsync.secrets import scan_bytes
@@ -131,13 +134,35 @@ def _commit(repo: VaultRepo, root: Path, paths: set[str], text: str, author: Aut
         return True
     try:
         sha = repo.commit(_committable(root, paths, report), text, author)
-    except GitCommandError as exc:
-        detail = (exc.stderr or str(exc)).strip().splitlines()
-        report.problems.append(Problem(str(root), f"git commit failed: {detail[-1] if detail else exc}"))
+    except GitFailed as exc:
+        report.problems.append(Problem(str(root), _why(exc.stderr)))
         return False
     if sha:
         report.commits.append(sha)
     return True
+
+
+UNCOMMITTED = "uncommitted.json"  # vault notes written by a pass whose agent commit has not happened yet
+
+
+def _uncommitted(cfg: Config) -> set[str]:
+    try:
+        listed = json.loads((cfg.state_dir / UNCOMMITTED).read_bytes())
+    except (OSError, ValueError):
+        return set()
+    return {p for p in listed if isinstance(p, str)} if isinstance(listed, list) else set()
+
+
+def _why(stderr: str) -> str:
+    """git's reason in one line; a held lock is named, with what the person can do about it."""
+    lock = re.search(r"'([^']*index\.lock)'", stderr)
+    if lock:
+        return (
+            f"git commit failed: {lock.group(1)} exists (another git is running, or one was killed and left it); "
+            "vaultsync does not delete it: when no git is running, delete that file and sync again"
+        )
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    return f"git commit failed: {lines[-1] if lines else 'no reason given'}"
 
 
 def run_full(cfg: Config, options: PassOptions, report: Report, walk: snapshot.MemoryWalk) -> Report:
@@ -145,8 +170,6 @@ def run_full(cfg: Config, options: PassOptions, report: Report, walk: snapshot.M
     today = options.today or date.today()
     store = BaseStore(cfg.state_dir / "base.sqlite", read_only=options.dry_run)
     try:
-        if not options.dry_run:
-            snapshot.forget(cfg)
         return _run(cfg, options, report, layout, store, today, walk)
     finally:
         store.close()
@@ -167,7 +190,8 @@ def _run(
     report.problems += mem.problems + vault.problems
     moves = detect_moves(mem, vault, base)
     renamed = apply_moves(moves, mem, base, cfg.life)
-    world = gather(mem, vault, base, layout, store.ids(), today)
+    earlier = _uncommitted(cfg)
+    world = gather(mem, vault, base, layout, store.ids(), today, earlier)
     report.problems += world.problems
     decide_all(world)
 
@@ -227,6 +251,12 @@ def _run(
         report.stopped = "could not commit the person's edits; nothing was written"
         return report
 
+    # Notes written but not yet committed (this pass's, or a killed or refused earlier pass's) are listed first,
+    # so whichever pass next commits for the agent takes them all.
+    snapshot.forget(cfg)  # from here on files change; only a settled pass records a new one
+    planned = {a.shown for a in plan.actions if a.side == "vault"}
+    if planned - earlier:
+        atomic_write(cfg.state_dir / UNCOMMITTED, json.dumps(sorted(planned | earlier)).encode())
     applied = apply_plan(plan, cfg.state_dir / "trash" / stamp, options.progress)
     report.problems += applied.problems
     report.files_written = sum(1 for a in applied.done if a.op == "write")
@@ -235,13 +265,15 @@ def _run(
     converged = {
         layout.note_for_key(k) for k, u in world.units.items() if u.decision and u.decision.outcome is Outcome.CONVERGED
     }
-    vault_paths = {a.shown for a in applied.done if a.side == "vault"} | converged
+    vault_paths = {a.shown for a in applied.done if a.side == "vault"} | converged | earlier
     agent_changes = [c for c in changes if c.side == "memory"]
     touched = sorted({scope_of(k) for a in applied.done if a.side == "vault" for k in a.keys})
     agent = Author(cfg.git.agent_name, cfg.git.agent_email)
     if not _commit(repo, cfg.vault, vault_paths, message("memory -> vault", agent_changes, touched), agent, report):
-        # Not recording the base keeps these units "converged but unknown": the next pass commits them.
+        # Not recording the base keeps these units "converged but unknown", and the list of uncommitted notes
+        # stays: the next pass commits them.
         return report
+    (cfg.state_dir / UNCOMMITTED).unlink(missing_ok=True)
 
     failed = applied.failed_keys | {old for new, old in renamed.items() if new in applied.failed_keys}
     store.save(

@@ -291,6 +291,8 @@ class Planner:
 
     def _vault_deletions(self, alive: set[str]) -> None:
         for rel, ventity in self.vault.entities.items():
+            if rel in self.world.unreadable:
+                continue  # its facts are unknown: no note of it is extra, whether synced or new
             for note, fact_note in ventity.facts.items():
                 key = fact_key(rel, note)
                 if key in self.skipped or fact_note.broken or key in self.world.minted:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -55,6 +56,7 @@ class World:
     new_ids: list[tuple[str, str]] = field(default_factory=list)
     foreign: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    unreadable: set[str] = field(default_factory=set)  # entities whose items.json cannot be read
 
     def unit(self, key: str, kind: str) -> UnitState:
         state = self.units.get(key)
@@ -109,7 +111,13 @@ def gather(
     layout: VaultLayout,
     ids_seen: dict[str, set[str]],
     today: date,
+    unsettled: Collection[str] = (),
 ) -> World:
+    """Line up every unit's base, memory and vault values.
+
+    ``unsettled`` lists notes a pass wrote whose base it never recorded (killed, or git refused the commit):
+    their computed properties are vaultsync's own newer values, not a person's edits.
+    """
     world = World()
     base_facts: dict[str, dict[str, tuple[Record, int]]] = {}
     for key, entry in base.items():
@@ -122,7 +130,7 @@ def gather(
     for rel, entity in mem.entities.items():
         _memory_entity(world, rel, entity, base_facts.get(rel, {}))
     for mem_path, mem_file in mem.files.items():
-        world.unit(file_key(mem_path), FILE).memory = mem_file.raw
+        world.unit(file_key(mem_path), FILE).memory = UNKNOWN if mem_file.broken else mem_file.raw
 
     for rel, ventity in vault.entities.items():
         synced = base_facts.get(rel, {})
@@ -130,6 +138,8 @@ def gather(
         world.styles[rel] = entity_style(records)
         entry = base.get(entity_key(rel))
         derived = entry.extra.get("derived") if entry else None
+        if ventity.note is not None and ventity.note.path in unsettled:
+            derived = None
         _vault_entity(world, rel, ventity, derived, set(synced), ids_seen, today)
     for mem_path, note in vault.files.items():
         key = file_key(mem_path)
@@ -163,6 +173,7 @@ def _memory_entity(world: World, rel: str, entity: MemEntity, base_facts: dict[s
         for note in base_facts:
             world.unit(fact_key(rel, note), FACT).memory = UNKNOWN
         world.mem_facts[rel] = {}
+        world.unreadable.add(rel)
         return
     facts = assign_notes(slug_of(rel), entity.facts, base_facts)
     world.mem_facts[rel] = facts
@@ -205,7 +216,8 @@ def _vault_entity(
             state.vault_note = note
             state.vault = UNKNOWN if note.broken else fact_record(note.props, note.body, state.base, style, note_ids)
             continue
-        if note.broken:
+        if note.broken or rel in world.unreadable:
+            # A new fact cannot be written to an items.json nobody can read: it waits, as a note, for the fix.
             continue
         _new_fact(world, rel, stem, note, style, ids_seen, today, known, note_ids)
 
