@@ -89,6 +89,7 @@ class Report:
     commits: list[str] = field(default_factory=list)
     files_written: int = 0
     stopped: str = ""
+    quick: bool = False  # the snapshot showed nothing changed since the last settled pass; nothing was read
 
     @property
     def exit_code(self) -> ExitCode:
@@ -112,4 +113,5 @@ class Report:
             "problems": [{"path": p.path, "message": p.message, "severity": str(p.severity)} for p in self.problems],
             "commits": self.commits,
             "files_written": self.files_written,
+            "quick": self.quick,
         }

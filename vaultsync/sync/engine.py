@@ -40,6 +40,7 @@ def run_pass(cfg: Config, options: PassOptions | None = None) -> Report:
         conflicts = check.unchanged(walk) if check else None
         if conflicts is not None:
             report.open_conflicts = conflicts
+            report.quick = True
             return report
         from vaultsync.sync.fullpass import run_full
 

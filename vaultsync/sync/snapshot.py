@@ -41,6 +41,7 @@ SNAPSHOT = "snapshot.json"
 INDEX = "snapshot.index"
 FORMAT = 1  # bump when what a snapshot means changes
 RACY_NS = 2_000_000_000  # coarser than any file system's timestamps (FAT keeps 2 s)
+SUSPECTS_MAX = 2000  # more notes than this to hash on every quick check: better one more full pass
 ZERO_OID = "0" * 40
 
 Stat = list[int]
@@ -137,7 +138,9 @@ class QuickCheck:
         """The open conflict copies when nothing changed; None when a pass must run."""
         if self.saved is None or self.status is None:
             return None
-        same = _same_memory(self.saved.get("memory"), walk, self.cfg)
+        same = _same_memory(self.saved.get("memory"), walk, self.cfg) and _same_notes(
+            self.saved.get("suspects"), self.cfg
+        )
         out, _ = self.status.communicate()
         if not same or self.status.returncode != 0 or not _vault_quiet(self.cfg, out):
             return None
@@ -157,6 +160,19 @@ def _same_memory(saved: Any, walk: MemoryWalk, cfg: Config) -> bool:
             if hashlib.sha1(data).hexdigest() != entry[1]:
                 return False
         elif entry is None or entry != walk.entries[key]:
+            return False
+    return True
+
+
+def _same_notes(suspects: Any, cfg: Config) -> bool:
+    if not isinstance(suspects, dict):
+        return False
+    for path, sha in suspects.items():
+        try:
+            data = (cfg.vault / path).read_bytes()
+        except OSError:
+            return False
+        if blob_id(data) != sha:
             return False
     return True
 
@@ -237,15 +253,40 @@ def record(
             entries.pop(key, None)
         else:
             entries[key] = ["sha1", hashlib.sha1(data).hexdigest()]
-    if not _write_index(cfg, {path: blob_id(data) for path, data in notes.items()}, sorted(set(left_alone))):
+    expected = {path: blob_id(data) for path, data in notes.items()}
+    if not _write_index(cfg, expected, sorted(set(left_alone))):
         return
+    suspects = _suspects(cfg, expected)
+    if len(suspects) > SUSPECTS_MAX:
+        return  # e.g. right after a first import: the next pass runs in full, when those files are old
     snapshot = {
         "key": key_of(cfg),
+        "suspects": suspects,
         "base": _file_stat(cfg.state_dir / "base.sqlite"),
         "conflicts": sorted(conflicts),
         "memory": entries,
     }
     atomic_write(cfg.state_dir / SNAPSHOT, json.dumps(snapshot).encode())
+
+
+def _suspects(cfg: Config, expected: dict[str, str]) -> dict[str, str]:
+    """Notes git could take for unchanged when they are not: changed in the second the index was refreshed.
+
+    git compares stat times in whole seconds, and its racily-clean check looks at mtime only, so a same-size
+    edit that also restores the mtime within that second would pass for clean. Quick checks hash these few
+    notes themselves.
+    """
+    cutoff = (time.time_ns() // 1_000_000_000 - 1) * 1_000_000_000
+    root = f"{cfg.vault}/"
+    suspects = {}
+    for path, sha in expected.items():
+        try:
+            st = os.lstat(root + path)
+        except OSError:
+            continue  # gone already: git status shows it
+        if st.st_ctime_ns >= cutoff or st.st_mtime_ns >= cutoff:
+            suspects[path] = sha
+    return suspects
 
 
 def _write_index(cfg: Config, expected: dict[str, str], left_alone: list[str]) -> bool:
