@@ -23,6 +23,13 @@ class FileChanged(RuntimeError):
     """The target changed between the scan and the write; the pass leaves it for the next run."""
 
 
+BEING_WRITTEN = "was being written while the pass read it; left as it is for the next pass"
+
+
+class BeingWritten(RuntimeError):
+    """The file's size moved while it was read: another program was writing it. Read it next pass."""
+
+
 class LockHeld(RuntimeError):
     """Another pass holds the lock."""
 
@@ -41,6 +48,20 @@ def _umask() -> int:
         mask = os.umask(0o022)
         os.umask(mask)
     return mask
+
+
+def read_whole(path: Path) -> bytes:
+    """Read a file another program may be writing, and refuse a torn read.
+
+    Obsidian saves by truncating and rewriting in place, and an agent may append at any time: a read in the
+    middle sees an empty or cut file, and the file's size afterwards tells.
+    """
+    with open(path, "rb") as handle:
+        data = handle.read()
+        # The size of what was opened: a file replaced by rename meanwhile was read whole, and is not torn.
+        if os.fstat(handle.fileno()).st_size != len(data):
+            raise BeingWritten(str(path))
+    return data
 
 
 def read_or_none(path: Path) -> bytes | None:
@@ -93,14 +114,53 @@ def stage(path: Path, data: bytes, durable: bool = False) -> Path:
 def put(tmp: Path, path: Path, expected: bytes | object | None = ...) -> None:
     """Move a staged temp file onto ``path``, unless ``path`` no longer holds ``expected``.
 
-    ``expected`` is the content the pass read (``None`` when the file did not exist). The file is re-read right
-    before the replace and the write is abandoned with FileChanged if it differs: this is the compare-and-swap
-    that keeps a concurrent autosave or agent append safe.
+    ``expected`` is the content the pass read (``None`` when the file must not exist). This compare-and-swap
+    keeps a concurrent autosave or agent append safe:
+
+    * a new file is linked into place, which fails if one appeared meanwhile;
+    * an existing file is opened and compared first, and read again through the same handle after the rename:
+      a writer that got in between the check and the rename wrote into the replaced file, so its content is
+      put back and the write counts as abandoned. What is left is a writer holding the file open past that
+      moment (a logging handler), which no rename-based write can see.
     """
-    if expected is not ... and read_or_none(path) != expected:
+    if expected is ...:
+        os.replace(tmp, path)
+        return
+    if expected is None:
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise FileChanged(str(path)) from None
+        finally:
+            tmp.unlink(missing_ok=True)
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
         tmp.unlink(missing_ok=True)
-        raise FileChanged(str(path))
-    os.replace(tmp, path)
+        raise FileChanged(str(path)) from None
+    try:
+        seen = _read_fd(fd)
+        if seen != expected:
+            tmp.unlink(missing_ok=True)
+            raise FileChanged(str(path))
+        os.replace(tmp, path)
+        late = _read_fd(fd)
+        if late != seen:
+            restored = stage(path, late)
+            os.replace(restored, path)
+            raise FileChanged(str(path))
+    finally:
+        os.close(fd)
+
+
+def _read_fd(fd: int) -> bytes:
+    chunks = []
+    offset = 0
+    while chunk := os.pread(fd, 1 << 20, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
 
 
 def sync_all() -> None:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vaultsync.fs import BEING_WRITTEN, BeingWritten, read_whole
 from vaultsync.memory.items import ItemsDoc, ItemsError, describe_json_type, parse_items
 from vaultsync.model import PARA_KEYS, EntityContent, Problem, Record, Severity
 from vaultsync.names import daily_date, fold, name_problem
@@ -153,8 +154,12 @@ class _Scanner:
 
     def add_file(self, mem_path: str, path: Path) -> None:
         try:
-            raw = path.read_bytes()
+            raw = read_whole(path)
             decode(raw)
+        except BeingWritten:
+            self.problem(path, BEING_WRITTEN, Severity.WARNING)
+            self.scan.files[mem_path] = MemFile(mem_path, path, b"", broken=True)
+            return
         except NotText as exc:
             self.problem(path, f"{exc}; left untouched on both sides")
             self.scan.files[mem_path] = MemFile(mem_path, path, raw, broken=True)
@@ -174,7 +179,10 @@ class _Scanner:
         if summary_entry and summary_entry.is_file(follow_symlinks=False):
             path = folder / "summary.md"
             try:
-                entity.summary = parse_summary(path.read_bytes())
+                entity.summary = parse_summary(read_whole(path))
+            except BeingWritten:
+                entity.summary_broken = True
+                self.problem(path, BEING_WRITTEN, Severity.WARNING)
             except NotText as exc:
                 entity.summary_broken = True
                 self.problem(path, f"{exc}; left untouched")
@@ -184,7 +192,12 @@ class _Scanner:
         self.scan.entities[rel] = entity
 
     def read_items(self, entity: MemEntity, path: Path) -> None:
-        raw = path.read_bytes()
+        try:
+            raw = read_whole(path)
+        except BeingWritten:
+            entity.broken = True
+            self.problem(path, BEING_WRITTEN, Severity.WARNING)
+            return
         entity.items_raw = raw
         try:
             doc = parse_items(raw)

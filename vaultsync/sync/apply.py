@@ -14,6 +14,15 @@ from vaultsync.fs import FileChanged, atomic_write, put, read_or_none, remove_ch
 from vaultsync.model import Problem, Progress, Severity
 from vaultsync.sync.plan import Action, Plan
 
+# Moves first (later paths depend on them), then the vault, then memory: memory has no history of its own, so
+# its files are written only for units whose notes were written.
+ORDER = {
+    ("memory", "move"): 0,
+    ("vault", "write"): 1,
+    ("vault", "delete"): 1,
+    ("memory", "write"): 2,
+    ("memory", "delete"): 2,
+}
 CHANGED_MEANWHILE = "changed while the pass ran; left as it is for the next pass"
 
 
@@ -54,11 +63,15 @@ def apply_plan(plan: Plan, trash_dir: Path, progress: Progress | None = None) ->
                 except OSError as exc:
                     _failed(applied, action, f"could not be written: {exc.strerror or exc}")
         sync_all()
-        for number, action in enumerate(plan.actions, 1):
+        for number, action in sorted(enumerate(plan.actions, 1), key=lambda item: ORDER[item[1].side, item[1].op]):
             if action.op == "write" and number not in staged:
                 continue
-            if action.op == "delete" and applied.failed_keys.intersection(action.keys):
-                continue  # e.g. a renamed note whose new copy could not be written keeps its old name
+            if action.op != "move" and applied.failed_keys.intersection(action.keys):
+                # A unit one of whose files could not be written waits whole for the next pass: writing the
+                # rest (items.json after its note changed again) would make vaultsync's own write look like an
+                # edit, or overwrite a note before the copy of the person's version exists.
+                applied.failed_keys.update(action.keys)
+                continue
             tmp = staged.pop(number, None)
             try:
                 _carry_out(action, tmp, trash_dir)

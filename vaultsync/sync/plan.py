@@ -436,6 +436,10 @@ class Planner:
             if decision is None or decision.outcome is not Outcome.CONFLICT or state.vault_note is None:
                 continue
             copy = conflict_copy_name(state.vault_note.path, stamp)
+            n = 1
+            while (self.cfg.vault / copy).exists() or any(c.copy_path == copy for c in self.plan.conflicts):
+                n += 1  # two passes in one second (a watcher): each keeps its own copy
+                copy = conflict_copy_name(state.vault_note.path, f"{stamp}-{n}")
             self.add("vault", "write", copy, state.vault_note.raw, None, (key,))
             self.plan.conflicts.append(Conflict(key, scope_of(key), decision.detail, copy))
 
@@ -509,8 +513,8 @@ def make_plan(
 ) -> Plan:
     planner = Planner(cfg, layout, world, mem, vault, base)
     planner.target()
+    planner.conflicts(stamp)  # first: a note is overwritten only once the copy of the person's version is safe
     planner.vault_side()
     planner.memory_side()
-    planner.conflicts(stamp)
     planner.base_updates()
     return planner.plan

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vaultsync.model import Problem
+from vaultsync.fs import BEING_WRITTEN, BeingWritten, read_whole
+from vaultsync.model import Problem, Severity
 from vaultsync.names import daily_date, name_problem
 from vaultsync.textio import NotText, decode
 from vaultsync.vault.layout import FACTS_DIR, VaultLayout
@@ -20,6 +21,8 @@ from vaultsync.vault.notes import NoteError, read_entity_note, read_fact_note
 CONFLICT_MARK = ".vaultsync-conflict-"
 # Copies other tools leave behind; never read as facts or entities.
 FOREIGN_COPY = re.compile(r"(\.sync-conflict-|\(conflicted copy|\(conflict\)|\.orig$|~$|\.bak$|\.tmp$)", re.IGNORECASE)
+
+EMPTY_NOTE = "is empty; left as it is until it has content (to delete what it stood for, delete the note)"
 
 
 @dataclass
@@ -65,11 +68,19 @@ class _Scanner:
 
     def read(self, rel_path: str, kind: str) -> Note | None:
         try:
-            raw = (self.root / rel_path).read_bytes()
+            raw = read_whole(self.root / rel_path)
+        except BeingWritten:
+            self.scan.problems.append(Problem(rel_path, BEING_WRITTEN, Severity.WARNING))
+            return Note(rel_path, b"", broken=True)
         except OSError as exc:
             self.scan.problems.append(Problem(rel_path, f"cannot read: {exc.strerror}"))
             return None
         note = Note(rel_path, raw)
+        if not raw:
+            # A note Obsidian has just created, or one caught between the truncate and the write of a save.
+            note.broken = True
+            self.scan.problems.append(Problem(rel_path, EMPTY_NOTE, Severity.WARNING))
+            return note
         try:
             text = decode(raw)
             if kind == "fact":
