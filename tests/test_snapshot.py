@@ -183,3 +183,18 @@ def test_the_places_a_pass_reads(env: Env) -> None:
     assert not places.read_by_a_pass("2 Areas/.hidden/x.md")
     assert not places.read_by_a_pass("Inbox.md")
     assert not places.read_by_a_pass(".vaultsync/")
+
+
+def test_a_memory_file_too_fresh_for_its_stat_is_recorded_by_content(env: Env) -> None:
+    """The agent wrote items.json just before the pass: the snapshot keeps a hash of what the scan read."""
+    items = env.items_path(SARAH)
+    items.write_bytes(items.read_bytes())
+    env.sync()
+    saved = json.loads((env.cfg.state_dir / snapshot.SNAPSHOT).read_text(encoding="utf-8"))
+    assert saved["memory"][f"life/{SARAH}/items.json"][0] == "sha1"
+    assert env.sync().quick, "a fresh file recorded by its content must not force full passes"
+    old = items.read_bytes()
+    same_size_same_mtime(items, old, old.replace(b"Acme Corp", b"Acme Inc.", 1))
+
+    assert not env.sync().quick
+    assert "Acme Inc." in body_of(env.fact_note(SARAH_DIR, "sarah-chen-001"))

@@ -292,7 +292,7 @@ def _run(
     )
     report.open_conflicts = sorted(set(report.open_conflicts) | {c.copy_path for c in plan.conflicts})
     if not moves and not applied.failed_keys and _settled(report):
-        _record(cfg, walk, vault, world.foreign, applied, report.open_conflicts)
+        _record(cfg, walk, mem, vault, world.foreign, applied, report.open_conflicts)
     return report
 
 
@@ -302,8 +302,20 @@ def _settled(report: Report) -> bool:
 
 
 def _record(
-    cfg: Config, walk: snapshot.MemoryWalk, vault: VaultScan, foreign: Iterable[str], applied: Applied, open_: list[str]
+    cfg: Config,
+    walk: snapshot.MemoryWalk,
+    mem: MemoryScan,
+    vault: VaultScan,
+    foreign: Iterable[str],
+    applied: Applied,
+    open_: list[str],
 ) -> None:
+    read = {f.mem_path: f.raw for f in mem.files.values()}
+    for entity in mem.entities.values():
+        if entity.items_raw is not None:
+            read[f"life/{entity.rel}/items.json"] = entity.items_raw
+        if entity.summary is not None:
+            read[f"life/{entity.rel}/summary.md"] = entity.summary.raw
     notes = {n.path: n.raw for n in vault.files.values()}
     for entity in vault.entities.values():
         notes |= {n.path: n.raw for n in entity.facts.values()}
@@ -319,4 +331,4 @@ def _record(
         else:
             notes[action.shown] = data
     left_alone = [*vault.conflict_copies, *vault.foreign, *foreign]
-    snapshot.record(cfg, walk, written, notes, left_alone, open_)
+    snapshot.record(cfg, walk, written, read, notes, left_alone, open_)

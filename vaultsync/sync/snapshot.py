@@ -42,6 +42,7 @@ INDEX = "snapshot.index"
 FORMAT = 1  # bump when what a snapshot means changes
 RACY_NS = 2_000_000_000  # coarser than any file system's timestamps (FAT keeps 2 s)
 SUSPECTS_MAX = 2000  # more notes than this to hash on every quick check: better one more full pass
+SETTLE_SECONDS = 2.0
 ZERO_OID = "0" * 40
 
 Stat = list[int]
@@ -235,6 +236,7 @@ def record(
     cfg: Config,
     walk: MemoryWalk,
     memory_written: Mapping[str, bytes | None],
+    memory_read: Mapping[str, bytes],
     notes: Mapping[str, bytes],
     left_alone: Iterable[str],
     conflicts: Iterable[str],
@@ -242,12 +244,17 @@ def record(
     """Write the snapshot of a settled pass.
 
     ``memory_written``: memory files the pass wrote (bytes) or deleted (None), keyed like the walk.
+    ``memory_read``: memory files as the scan read them; one too fresh for its stat to be trusted is recorded
+    by the hash of those bytes instead.
     ``notes``: every vault note as the pass leaves it (what the scan read, then the pass's writes; deletions
     removed). ``left_alone``: notes in synced places the pass does not sync (conflict copies, foreign
     notes); their content does not matter to a pass, so git hashes them as they are now.
     """
     forget(cfg)
     entries = dict(walk.entries)
+    for key, entry in walk.entries.items():
+        if entry is None and key in memory_read:
+            entries[key] = ["sha1", hashlib.sha1(memory_read[key]).hexdigest()]
     for key, data in memory_written.items():
         if data is None:
             entries.pop(key, None)
@@ -258,7 +265,13 @@ def record(
         return
     suspects = _suspects(cfg, expected)
     if len(suspects) > SUSPECTS_MAX:
-        return  # e.g. right after a first import: the next pass runs in full, when those files are old
+        # A first import wrote every note in the last second. Once that second is past, a refresh records
+        # stat data git can trust, instead of leaving thousands of notes to hash on every quick check.
+        time.sleep(SETTLE_SECONDS)
+        _git(cfg, "update-index", "-q", "--refresh")
+        suspects = _suspects(cfg, expected)
+    if len(suspects) > SUSPECTS_MAX:
+        return  # still changing under our feet: the next pass runs in full
     snapshot = {
         "key": key_of(cfg),
         "suspects": suspects,
