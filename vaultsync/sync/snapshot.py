@@ -42,7 +42,7 @@ INDEX = "snapshot.index"
 FORMAT = 1  # bump when what a snapshot means changes
 RACY_NS = 2_000_000_000  # coarser than any file system's timestamps (FAT keeps 2 s)
 SUSPECTS_MAX = 2000  # more notes than this to hash on every quick check: better one more full pass
-SETTLE_SECONDS = 2.0
+COARSE_CLOCK_NS = 20_000_000  # file times lag the wall clock by up to a timer tick
 ZERO_OID = "0" * 40
 
 Stat = list[int]
@@ -263,13 +263,12 @@ def record(
     expected = {path: blob_id(data) for path, data in notes.items()}
     if not _write_index(cfg, expected, sorted(set(left_alone))):
         return
-    suspects = _suspects(cfg, expected)
+    suspects = _suspects(cfg, expected, _refresh(cfg))
     if len(suspects) > SUSPECTS_MAX:
-        # A first import wrote every note in the last second. Once that second is past, a refresh records
-        # stat data git can trust, instead of leaving thousands of notes to hash on every quick check.
-        time.sleep(SETTLE_SECONDS)
-        _git(cfg, "update-index", "-q", "--refresh")
-        suspects = _suspects(cfg, expected)
+        # A first import wrote every note in this second. Once it is past, a refresh records stat data git can
+        # trust, instead of leaving thousands of notes to hash on every quick check.
+        time.sleep(1.0 - time.time() % 1.0 + COARSE_CLOCK_NS / 1e9)
+        suspects = _suspects(cfg, expected, _refresh(cfg))
     if len(suspects) > SUSPECTS_MAX:
         return  # still changing under our feet: the next pass runs in full
     snapshot = {
@@ -282,14 +281,24 @@ def record(
     atomic_write(cfg.state_dir / SNAPSHOT, json.dumps(snapshot).encode())
 
 
-def _suspects(cfg: Config, expected: dict[str, str]) -> dict[str, str]:
+def _refresh(cfg: Config) -> int:
+    """Record stat data in the snapshot index; returns when the refresh started (ns).
+
+    Exit status 1 only says some file differs from its entry, which the next git status reports anyway.
+    """
+    started = time.time_ns()
+    _git(cfg, "update-index", "-q", "--refresh")
+    return started
+
+
+def _suspects(cfg: Config, expected: dict[str, str], refreshed_ns: int) -> dict[str, str]:
     """Notes git could take for unchanged when they are not: changed in the second the index was refreshed.
 
     git compares stat times in whole seconds, and its racily-clean check looks at mtime only, so a same-size
     edit that also restores the mtime within that second would pass for clean. Quick checks hash these few
-    notes themselves.
+    notes themselves. File times come from a coarse clock that may lag by a tick, hence the margin.
     """
-    cutoff = (time.time_ns() // 1_000_000_000 - 1) * 1_000_000_000
+    cutoff = refreshed_ns // 1_000_000_000 * 1_000_000_000 - COARSE_CLOCK_NS
     root = f"{cfg.vault}/"
     suspects = {}
     for path, sha in expected.items():
@@ -329,9 +338,4 @@ def _write_index(cfg: Config, expected: dict[str, str], left_alone: list[str]) -
     if lines and _git(cfg, "update-index", "-z", "--index-info", stdin="".join(lines).encode()) is None:
         return False
     added = "".join(f"{path}\0" for path in left_alone if path not in held).encode()
-    if added and _git(cfg, "update-index", "--add", "-z", "--stdin", stdin=added) is None:
-        return False
-    # Record the stat data of entries whose blob changed above, so quick checks (which never write the index)
-    # do not re-read those files every time. Exit status 1 only says some file differs, which status will see.
-    _git(cfg, "update-index", "-q", "--refresh")
-    return True
+    return not added or _git(cfg, "update-index", "--add", "-z", "--stdin", stdin=added) is not None
