@@ -13,7 +13,7 @@ import hashlib
 import os
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 TEMP_SUFFIX = ".vstmp"  # staged writes; a killed pass may leave one, and the next pass removes it
@@ -182,20 +182,20 @@ def atomic_write(path: Path, data: bytes, expected: bytes | object | None = ...)
     _fsync_dir(path.parent)
 
 
-def remove_checked(path: Path, expected: bytes | None) -> None:
-    """Delete ``path`` only if it still holds ``expected``; a file edited since the scan is kept."""
+def remove_checked(path: Path, expected: bytes | None, keep: Collection[Path] = ()) -> None:
+    """Delete ``path`` only if it still holds ``expected``; a file edited since the scan is kept.
+
+    Folders the deletion leaves empty go too, so a deleted entity leaves no husk, up to but not including any
+    folder in ``keep`` (the roots and the PARA and daily folders, which the safety checks expect to exist).
+    """
     current = read_or_none(path)
     if current is None:
         return
     if expected is not None and current != expected:
         raise FileChanged(str(path))
     path.unlink()
-    _prune_empty_dirs(path.parent)
-
-
-def _prune_empty_dirs(folder: Path) -> None:
-    """Remove folders a deletion left empty, so a deleted entity does not leave a husk behind."""
-    while True:
+    folder = path.parent
+    while folder not in keep and folder != folder.parent:
         try:
             folder.rmdir()
         except OSError:

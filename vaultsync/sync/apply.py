@@ -14,8 +14,8 @@ from vaultsync.fs import FileChanged, atomic_write, put, read_or_none, remove_ch
 from vaultsync.model import Problem, Progress, Severity
 from vaultsync.sync.plan import Action, Plan
 
-# Moves first (later paths depend on them), then the vault, then memory: memory has no history of its own, so
-# its files are written only for units whose notes were written.
+# The vault, then memory: memory has no history of its own, so its files are written only for units whose notes
+# were written. (Folder moves go before everything.)
 ORDER = {
     ("memory", "move"): 0,
     ("vault", "write"): 1,
@@ -44,16 +44,21 @@ def _trash(action: Action, trash_dir: Path) -> None:
 
 
 def apply_plan(plan: Plan, trash_dir: Path, progress: Progress | None = None) -> Applied:
-    """Stage every write, flush once, then move each into place with its compare-and-swap, and flush again.
+    """Move folders, stage every write, flush once, then put each in place with its compare-and-swap, and flush.
 
-    The first flush makes the new contents durable before any rename exposes them (no empty note after a power
-    cut); the second makes the renames durable before the caller records the new base.
+    Folder moves come first: a write staged into a moved entity's new folder would otherwise create that folder
+    and block the move. The first flush makes the new contents durable before any rename exposes them (no empty
+    note after a power cut); the second makes the renames durable before the caller records the new base.
     """
     applied = Applied()
     total = len(plan.actions)
+    numbered = list(enumerate(plan.actions, 1))
     staged: dict[int, Path] = {}
     try:
-        for number, action in enumerate(plan.actions, 1):
+        for _, action in numbered:
+            if action.op == "move":
+                _attempt(applied, action, None, trash_dir, plan.keep_dirs)
+        for number, action in numbered:
             if progress:
                 progress(number, total)
             if action.op == "write":
@@ -63,27 +68,16 @@ def apply_plan(plan: Plan, trash_dir: Path, progress: Progress | None = None) ->
                 except OSError as exc:
                     _failed(applied, action, f"could not be written: {exc.strerror or exc}")
         sync_all()
-        for number, action in sorted(enumerate(plan.actions, 1), key=lambda item: ORDER[item[1].side, item[1].op]):
-            if action.op == "write" and number not in staged:
+        for number, action in sorted(numbered, key=lambda item: ORDER[item[1].side, item[1].op]):
+            if action.op == "move" or (action.op == "write" and number not in staged):
                 continue
-            if action.op != "move" and applied.failed_keys.intersection(action.keys):
+            if applied.failed_keys.intersection(action.keys):
                 # A unit one of whose files could not be written waits whole for the next pass: writing the
                 # rest (items.json after its note changed again) would make vaultsync's own write look like an
                 # edit, or overwrite a note before the copy of the person's version exists.
                 applied.failed_keys.update(action.keys)
                 continue
-            tmp = staged.pop(number, None)
-            try:
-                _carry_out(action, tmp, trash_dir)
-            except (FileChanged, OSError) as exc:
-                if tmp:
-                    tmp.unlink(missing_ok=True)
-                if isinstance(exc, FileChanged):
-                    _failed(applied, action, CHANGED_MEANWHILE, Severity.WARNING)
-                else:
-                    _failed(applied, action, f"could not be written: {exc.strerror or exc}")
-            else:
-                applied.done.append(action)
+            _attempt(applied, action, staged.pop(number, None), trash_dir, plan.keep_dirs)
         sync_all()
     finally:
         for tmp in staged.values():  # staged but never put in place: a failure or an exception on the way
@@ -91,7 +85,21 @@ def apply_plan(plan: Plan, trash_dir: Path, progress: Progress | None = None) ->
     return applied
 
 
-def _carry_out(action: Action, tmp: Path | None, trash_dir: Path) -> None:
+def _attempt(applied: Applied, action: Action, tmp: Path | None, trash_dir: Path, keep_dirs: set[Path]) -> None:
+    try:
+        _carry_out(action, tmp, trash_dir, keep_dirs)
+    except (FileChanged, OSError) as exc:
+        if tmp:
+            tmp.unlink(missing_ok=True)
+        if isinstance(exc, FileChanged):
+            _failed(applied, action, CHANGED_MEANWHILE, Severity.WARNING)
+        else:
+            _failed(applied, action, f"could not be written: {exc.strerror or exc}")
+    else:
+        applied.done.append(action)
+
+
+def _carry_out(action: Action, tmp: Path | None, trash_dir: Path, keep_dirs: set[Path]) -> None:
     if action.op == "write":
         assert tmp is not None
         if action.keep_old:
@@ -100,7 +108,7 @@ def _carry_out(action: Action, tmp: Path | None, trash_dir: Path) -> None:
     elif action.op == "delete":
         if action.side == "memory":
             _trash(action, trash_dir)
-        remove_checked(action.path, action.expected)
+        remove_checked(action.path, action.expected, keep_dirs)
     elif action.op == "move":
         assert action.dest is not None
         if action.dest.exists():

@@ -25,7 +25,7 @@ from vaultsync.memory.items import (
     new_items_file,
 )
 from vaultsync.memory.tree import MemoryScan, Summary
-from vaultsync.model import Change, Conflict, EntityContent, Problem, Record, Severity, canonical
+from vaultsync.model import PARA_KEYS, Change, Conflict, EntityContent, Problem, Record, Severity, canonical
 from vaultsync.sync.base import BaseEntry
 from vaultsync.sync.decide import UNKNOWN, Outcome
 from vaultsync.sync.units import ENTITY, FACT, FILE, World, encode_base, kind_of, plain
@@ -77,6 +77,7 @@ class Plan:
     conflicts: list[Conflict] = field(default_factory=list)
     person_paths: set[str] = field(default_factory=set)
     problems: list[Problem] = field(default_factory=list)
+    keep_dirs: set[Path] = field(default_factory=set)  # never removed when a deletion empties them
 
 
 def display_name(content: EntityContent | None, wrapper: dict[str, Any], rel: str) -> str:
@@ -512,6 +513,9 @@ def make_plan(
     stamp: str,
 ) -> Plan:
     planner = Planner(cfg, layout, world, mem, vault, base)
+    planner.plan.keep_dirs = {cfg.workspace, cfg.workspace / "memory", cfg.life, cfg.vault}
+    planner.plan.keep_dirs |= {cfg.life / para for para in PARA_KEYS}
+    planner.plan.keep_dirs |= {cfg.vault / folder for folder in (*cfg.layout.para_folders().values(), cfg.layout.daily)}
     planner.target()
     planner.conflicts(stamp)  # first: a note is overwritten only once the copy of the person's version is safe
     planner.vault_side()
