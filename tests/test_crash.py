@@ -63,10 +63,14 @@ from helpers_twoway import (
 
 SEED = int(os.environ.get("VAULTSYNC_FAULT_SEED", "20261201"))
 CI_RUNS = 7
-# Last bug hunt (2 CPUs, shared, an unkilled pass 0.6-1.4 s): VAULTSYNC_FAULT_RUNS=150 with the default seed,
-# 115 runs killed mid-pass (28 between two file writes, 6 leaving a stale git lock, 18 leaving temp files),
-# 35 failed, every one on a known bug below (33 uncommitted, 6 clash, 1 minted); no torn file, no fsck error,
-# no mixed base. test_kill_before_every_step: 135 steps, 115 failed, likewise all on known bugs.
+# Bug hunts (a shared 2-CPU machine, an unkilled pass 0.6-1.4 s; vaultsync changed while they ran):
+# - vaultsync 2c77528: 150 random runs (default seed): 115 killed mid-pass, 35 failed: 33 left vault changes out of
+#   git for good, 6 lost the person's side of a conflict, 1 duplicated a minted fact; every-step sweep: 115 of 135
+#   steps failed, on the same three bugs; a stale index.lock was reported without its name.
+# - vaultsync 7c9dec8 plus the fixes then in the working tree: 150 random runs (default seed), 133 killed
+#   mid-pass, 14 leaving a git lock, 0 failed; 120 random runs (seed 7), 115 killed, 0 failed; every-step sweep:
+#   2 of 156 steps failed, both on the minted-fact bug below.
+# No run found a torn file, a git fsck error or a base that was neither the old nor the new one.
 SLOW_RUNS = 200
 
 # Bugs the kill runs found and vaultsync still has; each has a deterministic regression test below. A random run

@@ -230,7 +230,24 @@ def _run(
     fresh_notes = sorted({p.path for p in report.problems if p.severity is Severity.NOTE} - reported)
     report.problems = [p for p in report.problems if p.severity is not Severity.NOTE or p.path in fresh_notes]
     report.open_conflicts = sorted(vault.conflict_copies)
-    resolved = sorted(p for p in store.conflicts() if not (cfg.vault / p).exists())
+    # A conflict copy is resolved when the person deletes it; one that moved with its entity folder is open still.
+    gone = sorted(p for p in store.conflicts() if not (cfg.vault / p).exists())
+    carried: dict[str, tuple[str, str]] = {}
+    for old, new in moves:
+        old_dir, new_dir = layout.entity_dir(old), layout.entity_dir(new)
+        for path in gone:
+            moved_to = new_dir + path[len(old_dir) :]
+            if path.startswith(old_dir + "/") and (cfg.vault / moved_to).exists():
+                key, detail = store.conflicts()[path]
+                carried[moved_to] = (key.replace(old, new, 1), detail)
+                person_paths |= {path, moved_to}
+    resolved = [p for p in gone if not any(p.startswith(layout.entity_dir(old) + "/") for old, _ in moves)]
+    # An entity folder the person deleted: its note goes in the person's commit even when the entity had no
+    # summary (no unit changed, so nothing else names the note).
+    synced_entities = {k.partition(":")[2].partition("#")[0] for k in base if k.startswith(("entity:", "fact:"))}
+    person_paths |= {
+        layout.entity_note(rel) for rel in synced_entities if getattr(vault.entities.get(rel), "note", None) is None
+    }
     if options.dry_run:
         return report
 
@@ -286,8 +303,8 @@ def _run(
             for _, r in facts.values()
             if isinstance(r.get("id"), str)
         ],
-        conflicts={c.copy_path: (c.key, c.detail) for c in plan.conflicts},
-        resolved=resolved,
+        conflicts={c.copy_path: (c.key, c.detail) for c in plan.conflicts} | carried,
+        resolved=gone,
         reported=fresh_notes,
     )
     report.open_conflicts = sorted(set(report.open_conflicts) | {c.copy_path for c in plan.conflicts})
