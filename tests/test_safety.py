@@ -845,3 +845,23 @@ def test_memory_daily_note_that_is_not_utf8_keeps_its_vault_note(env: Env) -> No
     daily.write_bytes(broken.replace("caf\u00e9".encode("latin-1"), "caf\u00e9".encode()))
     assert env.sync().exit_code == ExitCode.CLEAN
     assert note.read_bytes() == daily.read_bytes()
+
+
+def test_temp_files_a_killed_pass_left_are_removed_by_the_next_writing_pass(env: Env) -> None:
+    """A pass killed between staging and renaming leaves hidden ``.vstmp`` files; nothing may sync or keep them."""
+    note_dir = env.vault / SARAH_DIR / "facts"
+    leftovers = [
+        note_dir / ".sarah-chen-001.md.4242.vstmp",
+        env.vault / "Daily" / ".2026-12-01.md.4242.vstmp",
+        env.life / SARAH / ".items.json.4242.vstmp",
+        env.workspace / "memory" / ".2026-12-01.md.4242.vstmp",
+    ]
+    for path in leftovers:
+        path.write_text("half of a note", encoding="utf-8")
+    set_body(env.fact_note(SARAH_DIR, "sarah-chen-002"), "Sarah Chen prefers tea to coffee\n")
+
+    report = env.sync()
+
+    assert report.exit_code == ExitCode.CLEAN, report.to_json()
+    assert [p for p in leftovers if p.exists()] == []
+    assert "half of a note" not in env.git("log", "-p", "-2")

@@ -80,6 +80,11 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def is_leftover(name: str) -> bool:
+    """A temp file ``stage`` made: seen outside a pass, it is a killed pass's, since passes hold the run lock."""
+    return name.startswith(".") and name.endswith(TEMP_SUFFIX)
+
+
 def stage(path: Path, data: bytes, durable: bool = False) -> Path:
     """Write ``data`` to a hidden temp file beside ``path`` and return it; nothing visible changes yet.
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vaultsync.fs import BEING_WRITTEN, BeingWritten, read_whole
+from vaultsync.fs import BEING_WRITTEN, BeingWritten, is_leftover, read_whole
 from vaultsync.memory.items import ItemsDoc, ItemsError, describe_json_type, parse_items
 from vaultsync.model import PARA_KEYS, EntityContent, Problem, Record, Severity
 from vaultsync.names import daily_date, fold, name_problem
@@ -60,6 +60,7 @@ class MemoryScan:
     entities: dict[str, MemEntity] = field(default_factory=dict)
     files: dict[str, MemFile] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    leftovers: list[Path] = field(default_factory=list)  # temp files of a killed pass
 
 
 def parse_summary(raw: bytes) -> Summary:
@@ -88,7 +89,9 @@ class _Scanner:
     def _entries(self, folder: Path) -> list[os.DirEntry[str]]:
         try:
             with os.scandir(folder) as it:
-                return sorted(it, key=lambda e: e.name)
+                entries = sorted(it, key=lambda e: e.name)
+                self.scan.leftovers += [Path(e.path) for e in entries if is_leftover(e.name)]
+                return entries
         except OSError as exc:
             self.problem(folder, f"cannot read folder: {exc.strerror}")
             return []

@@ -271,6 +271,8 @@ def _run(
     # Notes written but not yet committed (this pass's, or a killed or refused earlier pass's) are listed first,
     # so whichever pass next commits for the agent takes them all.
     snapshot.forget(cfg)  # from here on files change; only a settled pass records a new one
+    for leftover in mem.leftovers + vault.leftovers:
+        leftover.unlink(missing_ok=True)
     planned = {a.shown for a in plan.actions if a.side == "vault"}
     if planned - earlier:
         atomic_write(cfg.state_dir / UNCOMMITTED, json.dumps(sorted(planned | earlier)).encode())

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vaultsync.fs import BEING_WRITTEN, BeingWritten, read_whole
+from vaultsync.fs import BEING_WRITTEN, BeingWritten, is_leftover, read_whole
 from vaultsync.model import Problem, Severity
 from vaultsync.names import daily_date, name_problem
 from vaultsync.textio import NotText, decode
@@ -48,6 +48,7 @@ class VaultScan:
     conflict_copies: list[str] = field(default_factory=list)
     foreign: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    leftovers: list[Path] = field(default_factory=list)  # temp files of a killed pass
 
 
 class _Scanner:
@@ -59,7 +60,9 @@ class _Scanner:
     def entries(self, rel_dir: str) -> list[os.DirEntry[str]]:
         try:
             with os.scandir(self.root / rel_dir) as it:
-                return sorted((e for e in it if not e.name.startswith(".")), key=lambda e: e.name)
+                entries = list(it)
+            self.scan.leftovers += [Path(e.path) for e in entries if is_leftover(e.name)]
+            return sorted((e for e in entries if not e.name.startswith(".")), key=lambda e: e.name)
         except FileNotFoundError:
             return []
         except OSError as exc:
