@@ -62,7 +62,7 @@ from helpers_twoway import (
 )
 
 SEED = int(os.environ.get("VAULTSYNC_FAULT_SEED", "20261201"))
-CI_RUNS = 7
+CI_RUNS = 6
 # Bug hunts (a shared 2-CPU machine, an unkilled pass 0.6-1.4 s; vaultsync changed while they ran):
 # - vaultsync 2c77528: 150 random runs (default seed): 115 killed mid-pass, 35 failed: 33 left vault changes out of
 #   git for good, 6 lost the person's side of a conflict, 1 duplicated a minted fact; every-step sweep: 115 of 135

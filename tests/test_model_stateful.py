@@ -244,6 +244,35 @@ class Round:
     def touched_slug(self, side: str, slug: str) -> bool:
         return slug in self.entity_ops[side] or any(u[1] == slug for u in self.fields[side] if u[0] != "file")
 
+    def final(self, slug: str) -> str:
+        """The name renames this round gave the entity named ``slug``."""
+        seen = {slug}
+        while True:
+            names = [slug_of(m.new_rel) for m in self.moves if m.slug == slug and slug_of(m.new_rel) not in seen]
+            if not names:
+                return slug
+            slug = names[-1]
+            seen.add(slug)
+
+    def first(self, slug: str) -> str:
+        """The name the entity now called ``slug`` had at the last pass."""
+        seen = {slug}
+        while True:
+            names = [m.slug for m in self.moves if slug_of(m.new_rel) == slug and m.slug not in seen]
+            if not names:
+                return slug
+            slug = names[-1]
+            seen.add(slug)
+
+    def canon(self, unit: Unit) -> Unit:
+        """A unit named after its entity's final name, so that an edit before a rename and one after it meet."""
+        return unit if unit[0] == "file" else (unit[0], self.final(self.first(unit[1])), unit[2])
+
+    def edited(self, side: str, unit: Unit) -> set[str]:
+        """The fields ``side`` edited in ``unit`` this round, whatever the entity was called at the time."""
+        target = self.canon(unit)
+        return {f for u, names in self.fields[side].items() if self.canon(u) == target for f in names}
+
     def slugs_for(self, slug: str) -> set[str]:
         """The slug and every name a rename this round gave it: where the entity's units may be after the pass."""
         found = {slug}
@@ -313,12 +342,12 @@ class SyncMachine(RuleBasedStateMachine):
         kind, slug, stem = unit
         if kind == "file":
             return slug in self.files
-        entity = self.cat_slug(slug)
+        entity = self.cat_slug(self.round.first(slug))
         return entity is not None and (kind == "entity" or stem in entity.facts)
 
     def synced_summary(self, slug: str) -> str:
         """The summary as of the last pass: what the memory side holds while the agent leaves it alone."""
-        entity = self.cat_slug(slug)
+        entity = self.cat_slug(self.round.first(slug))
         return note_summary(entity.note) if entity and entity.note else ""
 
     def cat_slug(self, slug: str) -> VaultEntity | None:
@@ -410,17 +439,9 @@ class SyncMachine(RuleBasedStateMachine):
 
     # -- the person's edits (vault side) ----------------------------------------------------------------------
     def moved_this_round(self, entity: VaultEntity) -> bool:
-        """No person edit of an entity moved in the same round, nor a move of one edited: see ``person_move``."""
         return any(m.new_rel == entity.rel for m in self.round.moves)
 
-    def person_touched(self, slug: str) -> bool:
-        return any(u[1] == slug for u in self.round.fields[VAULT] if u[0] != "file") or any(
-            d.origin == VAULT and d.unit[1] == slug for d in self.round.deletions
-        )
-
     def person_edit_note(self, entity: VaultEntity, stem: str, what: str, pick: int = 0) -> None:
-        if self.moved_this_round(entity):
-            return
         note = entity.facts[stem]
         path = self.env.vault / note.path
         slug = slug_of(entity.rel)
@@ -455,21 +476,17 @@ class SyncMachine(RuleBasedStateMachine):
         self.probe(VAULT, unit, marker, f"person set {what} of {unit}")
 
     def person_delete_note(self, entity: VaultEntity, stem: str) -> None:
-        if self.moved_this_round(entity):
-            return
         note = entity.facts[stem]
         (self.env.vault / note.path).unlink()
         fact_id = note.props.get("id") if isinstance(note.props.get("id"), str) else None
         unit: Unit = ("fact", slug_of(entity.rel), stem)
-        synced = self.cat_slug(unit[1])
+        synced = self.cat_slug(self.round.first(unit[1]))
         text = synced.facts[stem].text if synced and stem in synced.facts else note.text  # what memory holds
         self.round.deletions.append(Deletion(VAULT, "fact", unit, text, fact_id, self.synced(unit)))
         self.round.deleted_units[VAULT] += 1
 
     def person_edit_entity_note(self, entity: VaultEntity, mode: str, pick: int) -> None:
         assert entity.note is not None
-        if self.moved_this_round(entity):
-            return
         path = self.env.vault / entity.folder / f"{slug_of(entity.rel)}.md"
         marker = self.marker()
         fm, body = split_frontmatter(entity.note)
@@ -670,8 +687,6 @@ class SyncMachine(RuleBasedStateMachine):
         if not entities:
             return
         entity = entities[pick % len(entities)]
-        if self.moved_this_round(entity):
-            return
         slug = slug_of(entity.rel)
         n = self.number()
         marker = self.marker()
@@ -770,14 +785,6 @@ class SyncMachine(RuleBasedStateMachine):
             para, sub = old_para, f"{sub.rpartition('/')[0]}/{new_slug}".lstrip("/")
         elif para == old_para:
             return
-        if self.person_touched(slug) or self.moved_this_round(entity):
-            # Excluded while open: a move together with the person's edit of the same entity was never carried
-            # out (fixed: test_move_with_an_edit_in_the_same_round). Kept out so that the rounds stay readable.
-            return
-        if any(CONFLICT_MARK in p.name for p in (self.env.vault / entity.folder).rglob("*.md")):
-            # Unavoidable exclusion: a conflict copy moved with its entity stays uncommitted (pinned by
-            # test_moving_an_entity_with_an_open_conflict_commits_the_copy); moves without one are generated.
-            return
         new_rel = f"{para}/{sub}"
         target = self.env.vault / self.env.cfg.layout.para_folders()[para] / sub
         if target.exists() or (self.env.life / new_rel).exists():
@@ -803,8 +810,6 @@ class SyncMachine(RuleBasedStateMachine):
             return
         entity = entities[pick % len(entities)]
         assert entity.note is not None
-        if self.moved_this_round(entity):
-            return
         slug = slug_of(entity.rel)
         (self.env.vault / entity.folder / f"{slug}.md").unlink()
         unit: Unit = ("entity", slug, "")
@@ -820,10 +825,6 @@ class SyncMachine(RuleBasedStateMachine):
         entity = entities[pick % len(entities)]
         slug = slug_of(entity.rel)
         text = self.synced_summary(slug)
-        if self.synced(("entity", slug, "")) and not text:
-            # Unavoidable exclusion: the deleted note of an entity without a summary is never committed (pinned by
-            # test_deleting_an_entity_without_summary_is_committed); every other folder deletion is generated.
-            return
         shutil.rmtree(self.env.vault / entity.folder)
         unit: Unit = ("entity", slug, "")
         self.round.deletions.append(Deletion(VAULT, "entity-folder", unit, text, synced=self.synced(unit)))
@@ -1028,7 +1029,7 @@ class SyncMachine(RuleBasedStateMachine):
             if on_memory and on_vault:
                 continue
             kept = probe.origin == VAULT and any(
-                unit_of_key(c.key) == probe.unit
+                self.round.canon(unit_of_key(c.key)) == self.round.canon(probe.unit)
                 and c.copy_path in vault
                 and (
                     probe.marker in vault[c.copy_path]
@@ -1047,8 +1048,8 @@ class SyncMachine(RuleBasedStateMachine):
         copy holds the person's version exactly as the pass found it."""
         for conflict in report.conflicts:
             unit = unit_of_key(conflict.key)
-            mine = self.round.fields[MEMORY].get(unit, set())
-            theirs = self.round.fields[VAULT].get(unit, set())
+            mine = self.round.edited(MEMORY, unit)
+            theirs = self.round.edited(VAULT, unit)
             assert mine and theirs, f"conflict on {conflict.key} that only one side edited: {vars(conflict)}"
             if unit[0] == "fact":
                 match = re.match(r"both sides changed (.+)$", conflict.detail)
@@ -1097,8 +1098,8 @@ class SyncMachine(RuleBasedStateMachine):
             facts = doc if isinstance(doc, list) else doc.get("facts", doc.get("items", []))
             trashed_facts |= {str(f.get("fact")) for f in facts if isinstance(f, dict)}
         for d in deletions:
-            slugs = self.round.slugs_for(d.unit[1])
-            if d.unit in self.round.fields[other(d.origin)] or slugs & self.round.entity_ops[other(d.origin)]:
+            slugs = self.round.slugs_for(self.round.first(d.unit[1]))
+            if self.round.edited(other(d.origin), d.unit) or slugs & self.round.entity_ops[other(d.origin)]:
                 continue  # an edit beats a delete, and a move or a deletion of the whole entity interferes
             mem_here = [e for r, e in mem_entities.items() if slug_of(r) in slugs]
             vault_here = [e for r, e in vault_ents.items() if slug_of(r) in slugs]

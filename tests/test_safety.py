@@ -428,6 +428,22 @@ def test_repo_mid_bisect_stops_with_exit_4_and_writes_nothing(env: Env) -> None:
     assert_stopped_untouched(report, before, frozen_env(env), "bisect")
 
 
+def test_an_old_commit_checked_out_stops_with_exit_4_and_writes_nothing(env: Env) -> None:
+    """A person looking at last week's vault (``git checkout <sha>``) must not have it synced back as edits."""
+    for n in range(2):
+        add_sarah_fact(env, f"sarah-chen-09{n}", f"Sarah Chen learned thing {n}")
+        assert env.sync().exit_code == ExitCode.CLEAN
+    env.git("checkout", "--quiet", "--detach", "HEAD~2")
+    before = frozen_env(env)
+
+    report = env.sync()
+
+    assert_stopped_untouched(report, before, frozen_env(env), "detached HEAD")
+    env.git("checkout", "--quiet", "main")
+    assert env.sync().exit_code == ExitCode.CLEAN
+    assert env.fact(SARAH, "sarah-chen-091")["fact"] == "Sarah Chen learned thing 1"
+
+
 # == 2. the mass-delete guard ===================================================================================
 ENTITIES = 10
 FACTS_PER_ENTITY = 3  # with the summary, 4 units per entity: 40 units on each side
