@@ -585,7 +585,7 @@ def write_docs(
     lines = [
         "# Performance",
         "",
-        "Baseline measurements of vaultsync, before any optimisation, written by `benchmarks/run.py --write-docs`.",
+        "Measurements of vaultsync at the commit named under Machine and method, by `benchmarks/run.py --write-docs`.",
         "Each benchmark compares vaultsync with a reference doing the irreducible part of the same job, in the same",
         "run on the same data, and reports the ratio of medians: the machines are shared and noisy, so absolute",
         "seconds from different runs are not comparable. See `benchmarks/README.md` for what each one compares.",
