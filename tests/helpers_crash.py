@@ -542,14 +542,12 @@ class Tally:
     temp_left: int = 0
     locks_removed: int = 0
     failures: list[str] = field(default_factory=list)
-    bugs: dict[str, int] = field(default_factory=dict)  # known bug -> runs that hit it
 
     def line(self, label: str, seed: int) -> str:
         return (
             f"{label}: {self.runs} kill runs (seed {seed}): {self.killed} killed mid-pass, {self.mid_apply} between "
             f"file writes, {self.base_saved} after the base was saved, {self.temp_left} left temp files, "
             f"{self.locks_removed} left a stale git lock; {len(self.failures)} failed"
-            + "".join(f"\n  {n} run(s): {bug}" for bug, n in sorted(self.bugs.items()))
         )
 
 

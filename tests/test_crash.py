@@ -69,30 +69,10 @@ CI_RUNS = 6
 #   steps failed, on the same three bugs; a stale index.lock was reported without its name.
 # - vaultsync 7c9dec8 plus the fixes then in the working tree: 150 random runs (default seed), 133 killed
 #   mid-pass, 14 leaving a git lock, 0 failed; 120 random runs (seed 7), 115 killed, 0 failed; every-step sweep:
-#   2 of 156 steps failed, both on the minted-fact bug below.
+#   2 of 156 steps failed, both on a minted fact duplicated by a kill between writing its note and removing the
+#   original (fixed since: the next pass finishes that rename).
 # No run found a torn file, a git fsck error or a base that was neither the old nor the new one.
 SLOW_RUNS = 200
-
-# Bugs the kill runs found and vaultsync still has; each has a deterministic regression test below. A random run
-# whose every failure is one of these is reported as xfail, naming it; any other failure fails the test.
-BUG_MINTED = (
-    "BUG: a pass killed between writing a new fact note under its minted id and deleting the original note "
-    "duplicates the fact"
-)
-
-
-def known_bugs(result: RunResult) -> tuple[set[str], list[str]]:
-    """Split a run's failures into known bugs (by their signature) and anything else."""
-    bugs: set[str] = set()
-    other = []
-    for failure in result.failures:
-        if failure.startswith("(b) edit 'person creates a fact from the template'") and "duplicated" in failure:
-            bugs.add(BUG_MINTED)
-        else:
-            other.append(failure)
-    if BUG_MINTED in bugs:  # the duplicate is made by the pass after the recovery pass: it is not quiet
-        other = [f for f in other if not f.startswith("(d) the second pass")]
-    return bugs, other
 
 
 @pytest.fixture(scope="module")
@@ -118,8 +98,6 @@ def record(tally: Tally, result: RunResult) -> None:
     tally.locks_removed += bool(result.locks)
     if result.failures:
         tally.failures.append(result.label)
-        for bug in known_bugs(result)[0]:
-            tally.bugs[bug] = tally.bugs.get(bug, 0) + 1
 
 
 def explain(result: RunResult) -> str:
@@ -133,15 +111,9 @@ def explain(result: RunResult) -> str:
 
 
 def verdict(failed: list[RunResult], summary: str) -> None:
-    """Fail on any unknown failure; xfail (never pass) when every failure is a known bug."""
-    unknown = [r for r in failed if known_bugs(r)[1]]
-    if unknown:
-        pytest.fail(summary + "\n" + "\n".join(explain(r) for r in unknown), pytrace=False)
+    """Fail, listing every run that broke an invariant and how to replay it."""
     if failed:
-        for result in failed:  # with -s: which runs to replay for which bug
-            print(f"{result.label}: {' | '.join(sorted(known_bugs(result)[0]))}")
-        bugs = sorted({b for r in failed for b in known_bugs(r)[0]})
-        pytest.xfail(f"{len(failed)} run(s) hit known bugs: " + " | ".join(bugs))
+        pytest.fail(summary + "\n" + "\n".join(explain(r) for r in failed), pytrace=False)
 
 
 # -- the random kills ----------------------------------------------------------------------------------------
@@ -328,7 +300,6 @@ def test_kill_after_clashing_note_is_overwritten_keeps_persons_version(small: tu
     assert status(env) == []
 
 
-@pytest.mark.xfail(strict=True, reason=BUG_MINTED)
 def test_bug_kill_between_minted_write_and_rename_duplicates_fact(small: tuple[Env, dict[str, str]]) -> None:
     """Killed after ``sarah-chen-m001.md`` is in place and before ``Untitled.md`` is deleted. The next pass
     mints ``m001`` again for ``Untitled.md`` (the id is in neither memory nor the saved ids yet: units.py

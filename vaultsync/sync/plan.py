@@ -244,8 +244,9 @@ class Planner:
         current = self.vault.entities.get(rel)
         existing = current.facts.get(note) if current else None
         if minted:
-            self.add("vault", "write", path, render_fact(record, view, props).encode(), None, (key,))
-            self.add("vault", "delete", minted.old_path, None, self.world.units[key].vault_note.raw, (key,))
+            text = render_fact(record, view, props).encode()
+            self.add("vault", "write", path, text, existing.raw if existing else None, (key,))
+            self.add("vault", "delete", minted.old_path, None, minted.old_raw, (key,))
             return
         if existing is not None:
             if existing.broken:

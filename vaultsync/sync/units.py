@@ -19,7 +19,7 @@ from vaultsync.names import name_problem
 from vaultsync.sync.base import BaseEntry
 from vaultsync.sync.decide import UNKNOWN, Decision
 from vaultsync.vault.layout import VaultLayout, entity_key, fact_key, file_key, slug_of, split_fact_key
-from vaultsync.vault.notes import entity_content, fact_record
+from vaultsync.vault.notes import entity_content, fact_record, same_value
 from vaultsync.vault.scan import Note, VaultEntity, VaultScan
 
 FACT, ENTITY, FILE = "fact", "entity", "file"
@@ -45,6 +45,7 @@ class Minted:
     rel: str
     note_id: str
     old_path: str
+    old_raw: bytes  # what the note under its old name holds: it is removed only if it still does
 
 
 @dataclass
@@ -208,6 +209,12 @@ def _vault_entity(
                 )
     style = world.styles.get(rel, {})
     known = set(world.mem_facts.get(rel, {})) | set(synced_notes)
+    # Notes already renamed to a minted id by a pass killed before it removed the original: by their text.
+    renamed = {
+        note.body.strip(): stem
+        for stem, note in ventity.facts.items()
+        if stem not in known and not note.broken and _is_minted(slug_of(rel), stem) and note.props.get("id") == stem
+    }
     note_ids = {n: str(r["id"]) for n, (_, r) in world.mem_facts.get(rel, {}).items() if isinstance(r.get("id"), str)}
     for stem, note in ventity.facts.items():
         key = fact_key(rel, stem)
@@ -218,6 +225,14 @@ def _vault_entity(
             continue
         if note.broken or rel in world.unreadable:
             # A new fact cannot be written to an items.json nobody can read: it waits, as a note, for the fix.
+            continue
+        twin = renamed.get(note.body.strip()) if "id" not in note.props else None
+        if (
+            twin is not None
+            and twin != stem
+            and all(same_value(v, ventity.facts[twin].props.get(k)) for k, v in note.props.items())
+        ):
+            world.minted[fact_key(rel, twin)] = Minted(rel, twin, note.path, note.raw)  # finish that rename
             continue
         _new_fact(world, rel, stem, note, style, ids_seen, today, known, note_ids)
 
@@ -253,7 +268,7 @@ def _new_fact(
     known.add(fact_id)
     world.new_ids.append((rel, fact_id))
     if stem != fact_id:
-        world.minted[key] = Minted(rel, fact_id, note.path)
+        world.minted[key] = Minted(rel, fact_id, note.path, note.raw)
 
 
 def _mint(slug: str, taken: set[str]) -> str:
