@@ -51,10 +51,7 @@ from helpers_twoway import (
     SARAH_DIR,
     Env,
     body_of,
-    build_synced,
-    clone,
     dump_items,
-    isolate_git,
     props_of,
     set_body,
     split,
@@ -176,22 +173,6 @@ emit({"op": "done", "count": count})
 
 
 # -- fixtures ---------------------------------------------------------------------------------------------------
-@pytest.fixture(scope="session")
-def synced_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("concurrency-template")
-    with pytest.MonkeyPatch.context() as mp:
-        isolate_git(mp.setenv, root / "git-env")
-        build_synced(root / "setup")
-    return root / "setup"
-
-
-@pytest.fixture
-def env(synced_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
-    # monkeypatch.setenv reaches the writer and every `vaultsync` child: no commit depends on ~/.gitconfig.
-    isolate_git(monkeypatch.setenv, tmp_path / "git-env")
-    return clone(synced_template, tmp_path / "setup")
-
-
 class Clock:
     """A ``now`` one second later on every call: each pass gets its own conflict-copy stamp.
 

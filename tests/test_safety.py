@@ -34,7 +34,6 @@ from helpers_twoway import (
     Env,
     assert_diff_only_touches,
     body_of,
-    build_synced,
     clone,
     dump_items,
     isolate_git,
@@ -49,15 +48,6 @@ from vaultsync.config import Safety
 from vaultsync.model import ExitCode, Report, Severity
 
 NORA = "[user]\n\tname = Nora\n\temail = nora@example.org\n"
-
-
-@pytest.fixture(scope="session")
-def synced_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("safety-template")
-    with pytest.MonkeyPatch.context() as mp:
-        isolate_git(mp.setenv, root / "git-env", NORA)
-        build_synced(root / "setup")
-    return root / "setup"
 
 
 @pytest.fixture

@@ -31,32 +31,14 @@ from helpers_twoway import (
     Env,
     assert_diff_only_touches,
     body_of,
-    build_synced,
     changed_lines,
-    clone,
     dump_items,
-    isolate_git,
     obsidian_reserialise,
     props_of,
     replace_text,
     set_body,
     set_prop,
 )
-
-
-@pytest.fixture(scope="session")
-def synced_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("twoway-template")
-    with pytest.MonkeyPatch.context() as mp:
-        isolate_git(mp.setenv, root / "git-env")
-        build_synced(root / "setup")
-    return root / "setup"
-
-
-@pytest.fixture
-def env(synced_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
-    isolate_git(monkeypatch.setenv, tmp_path / "git-env")
-    return clone(synced_template, tmp_path / "setup")
 
 
 def assert_clean(report: Any) -> None:
