@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -122,3 +123,33 @@ def test_what_the_person_staged_stays_out_of_a_commit_and_stays_staged(vault: Pa
     assert _git(vault, "show", "HEAD:p.md") == "p1\n"
     assert _git(vault, "show", "HEAD:a.md") == "a2\n"
     assert _git(vault, "status", "--porcelain").splitlines() == ["M  p.md"]
+
+
+@pytest.mark.parametrize("size", [3_000, 200_000])  # git reads small files, and maps large ones into memory
+def test_commits_go_through_while_a_note_is_rewritten_in_place(vault: Path, size: int) -> None:
+    """Obsidian saves by truncating and rewriting: git may read a torn file (small) or die of SIGBUS (large)."""
+    note = vault / "daily.md"
+    note.write_text("x" * size)
+    repo = VaultRepo(vault)
+    repo.commit(["daily.md"], "first", AGENT)
+    stop = threading.Event()
+
+    def obsidian() -> None:
+        n = 0
+        while not stop.is_set():
+            n += 1
+            with open(note, "w") as handle:
+                handle.write(str(n % 10) * size)
+
+    saver = threading.Thread(target=obsidian)
+    saver.start()
+    try:
+        for n in range(20):
+            (vault / "other.md").write_text(f"edit {n}\n")
+            repo.commit(["daily.md", "other.md"], f"edit {n}", AGENT)
+    finally:
+        stop.set()
+        saver.join()
+    assert not (vault / ".git" / "index.lock").exists()
+    assert _git(vault, "show", "HEAD:other.md") == "edit 19\n"
+    assert _git(vault, "fsck", "--no-progress") == ""

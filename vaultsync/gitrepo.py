@@ -22,6 +22,9 @@ import git
 
 FALLBACK_PERSON = ("vault person", "person@vaultsync.invalid")
 LOCK_WAIT_SECONDS = 10.0
+# git errors that pass by themselves: obsidian-git holding the index, or a note Obsidian was rewriting in place
+# while git hashed it ("short read while indexing", then "Unable to process path").
+PASSING = ("index.lock", "short read", "Unable to process path", "updating files failed")
 PRIVATE_INDEX = "vaultsync-index"
 HEAD_RETRIES = 5
 COPY_ENTRIES_MIN = 500
@@ -101,18 +104,34 @@ class VaultRepo:
             return ""
 
     def _git(self, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> str:
-        """Run git in the vault; a held ``index.lock`` (obsidian-git at work) is waited for, then reported."""
+        """Run git in the vault; what passes (a held ``index.lock``, a note mid-save) is waited for, then reported."""
         deadline = time.monotonic() + LOCK_WAIT_SECONDS
         while True:
+            started = time.time()
             run = subprocess.run(
                 ["git", *args], cwd=self.root, input=stdin, capture_output=True, env={**os.environ, **(env or {})}
             )
             if run.returncode == 0:
                 return run.stdout.decode()
             stderr = run.stderr.decode(errors="replace")
-            if "index.lock" not in stderr or time.monotonic() > deadline:
+            if run.returncode < 0:
+                # git hashes a large file through mmap and dies of SIGBUS when Obsidian truncates it meanwhile,
+                # leaving its index lock. A lock made since this child started is that child's, since git takes
+                # its lock with O_EXCL: removing it takes nothing from anyone.
+                self._drop_lock_of_dead_child(started, env)
+                stderr += f"\ngit died of signal {-run.returncode}; {PASSING[0]}"
+            if not any(sign in stderr for sign in PASSING) or time.monotonic() > deadline:
                 raise GitFailed(["git", *args], stderr)
             time.sleep(0.2)
+
+    def _drop_lock_of_dead_child(self, started: float, env: dict[str, str] | None) -> None:
+        index = Path((env or {}).get("GIT_INDEX_FILE") or Path(self.repo.git_dir) / "index")
+        lock = index.with_name(index.name + ".lock")
+        try:
+            if lock.stat().st_mtime >= started - 0.05:  # file times lag the clock by a tick
+                lock.unlink()
+        except FileNotFoundError:
+            pass
 
     def _head(self) -> str | None:
         try:
@@ -153,7 +172,11 @@ class VaultRepo:
                 else:
                     self._git("update-index", "-z", "--index-info", stdin=entries, env=private)
                 tree = self._git("write-tree", env=private).strip()
-                old_tree = self._git("rev-parse", f"{head}^{{tree}}") if head else self._git("mktree", stdin=b"")
+                old_tree = (
+                    self._git("rev-parse", f"{head}^{{tree}}")
+                    if head
+                    else self._git("hash-object", "-t", "tree", "--stdin", stdin=b"")
+                )
                 if tree == old_tree.strip():
                     self._mark(index, head)
                     return None
