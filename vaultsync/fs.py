@@ -126,7 +126,8 @@ def put(tmp: Path, path: Path, expected: bytes | object | None = ...) -> None:
     * an existing file is opened and compared first, and read again through the same handle after the rename:
       a writer that got in between the check and the rename wrote into the replaced file, so its content is
       put back and the write counts as abandoned. What is left is a writer holding the file open past that
-      moment (a logging handler), which no rename-based write can see.
+      moment (a logging handler), and one that renames its own file into place in the microseconds between
+      the inode check and the rename; no rename-based write can see either.
     """
     if expected is ...:
         os.replace(tmp, path)
@@ -146,7 +147,9 @@ def put(tmp: Path, path: Path, expected: bytes | object | None = ...) -> None:
         raise FileChanged(str(path)) from None
     try:
         seen = _read_fd(fd)
-        if seen != expected:
+        # Still the file just compared? A writer that replaces files by rename may have put another there while
+        # it was read; checking the inode right before the rename leaves it microseconds instead.
+        if seen != expected or os.stat(path).st_ino != os.fstat(fd).st_ino:
             tmp.unlink(missing_ok=True)
             raise FileChanged(str(path))
         os.replace(tmp, path)
