@@ -62,6 +62,7 @@ from helpers_model import (
     summary_body,
     trash_texts,
     vault_bytes,
+    vault_dir_of,
     vault_entities,
     vault_texts,
 )
@@ -74,10 +75,10 @@ from helpers_twoway import (
     SARAH,
     SARAH_DIR,
     Env,
-    build_synced,
     clone,
     dump_items,
     isolate_git,
+    props_of,
     replace_text,
     set_body,
 )
@@ -237,6 +238,7 @@ class Round:
     fields: dict[str, dict[Unit, set[str]]] = field(default_factory=lambda: {MEMORY: {}, VAULT: {}})
     entity_ops: dict[str, set[str]] = field(default_factory=lambda: {MEMORY: set(), VAULT: set()})
     deleted_units: Counter[str] = field(default_factory=Counter)
+    resolved: list[str] = field(default_factory=list)  # conflict copies the person deleted
 
     def touch(self, side: str, unit: Unit, *names: str) -> None:
         self.fields[side].setdefault(unit, set()).update(FIELD_NAMES.get(n, n) for n in names)
@@ -282,9 +284,6 @@ class Round:
                 return found
             found |= more
 
-    def empty(self) -> bool:
-        return not (self.probes or self.deletions or self.moves or any(self.fields.values()))
-
 
 class SyncMachine(RuleBasedStateMachine):
     """A synced copy of vault-example, an agent and a person editing it, and a pass whenever Hypothesis says."""
@@ -306,8 +305,9 @@ class SyncMachine(RuleBasedStateMachine):
         self._settle()
 
     def teardown(self) -> None:
+        """The last round's edits are checked too: every example ends with a pass."""
         try:
-            if not self.failed and not (self.round.empty() and not any(self.round.entity_ops.values())):
+            if not self.failed:
                 self._sync_and_check()
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
@@ -439,6 +439,7 @@ class SyncMachine(RuleBasedStateMachine):
 
     # -- the person's edits (vault side) ----------------------------------------------------------------------
     def moved_this_round(self, entity: VaultEntity) -> bool:
+        """Whether the person moved or renamed this entity folder since the last pass."""
         return any(m.new_rel == entity.rel for m in self.round.moves)
 
     def person_edit_note(self, entity: VaultEntity, stem: str, what: str, pick: int = 0) -> None:
@@ -660,8 +661,11 @@ class SyncMachine(RuleBasedStateMachine):
     @rule()
     def agent_tidies_folders(self) -> None:
         """The agent removes folders it left empty under life/, PARA folders included."""
+        # Unavoidable exclusion: not a PARA folder the person moved an entity into this round (see
+        # test_move_into_a_para_folder_life_lacks_is_not_a_missing_folder).
+        targets = {self.env.life / m.new_rel.split("/", 1)[0] for m in self.round.moves}
         for folder in sorted((p for p in self.env.life.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
-            if not any(folder.iterdir()):
+            if folder not in targets and not any(folder.iterdir()):
                 folder.rmdir()
 
     # == rules: the person ===================================================================================
@@ -727,6 +731,10 @@ class SyncMachine(RuleBasedStateMachine):
             return
         if self.moved_this_round(entity):
             return
+        if not self.synced_summary(slug).strip():
+            # Unavoidable exclusion: on the note of an entity without a summary the alias is dropped (pinned by
+            # test_an_alias_on_an_entity_without_summary_is_kept).
+            return
         aliases = note_props(entity.note).get("aliases")
         marker = self.marker()
         new = [*(aliases if isinstance(aliases, list) else []), f"Alias {marker}"]
@@ -781,9 +789,17 @@ class SyncMachine(RuleBasedStateMachine):
         old_para, _, sub = entity.rel.partition("/")
         slug = slug_of(entity.rel)
         if rename:
-            new_slug = f"{slug.split('-r')[0]}-r{self.number()}"
+            new_slug = f"{re.sub(r'-r[0-9]+$', '', slug)}-r{self.number()}"
             para, sub = old_para, f"{sub.rpartition('/')[0]}/{new_slug}".lstrip("/")
         elif para == old_para:
+            return
+        if any(copy.startswith(entity.folder + "/") for copy in self.round.resolved):
+            # Unavoidable exclusion: the deletion of a conflict copy whose folder is moved in the same round is
+            # never committed (pinned by test_resolving_a_conflict_in_a_moved_folder_is_committed).
+            return
+        if "aliases" in self.round.edited(VAULT, ("entity", slug, "")):
+            # Unavoidable exclusion: if the agent deleted the entity meanwhile, the moved note is read as new and
+            # the alias is dropped (pinned by test_an_alias_on_a_moved_entity_the_agent_deleted_is_kept).
             return
         new_rel = f"{para}/{sub}"
         target = self.env.vault / self.env.cfg.layout.para_folders()[para] / sub
@@ -835,8 +851,13 @@ class SyncMachine(RuleBasedStateMachine):
     def person_resolves_conflict(self, pick: int) -> None:
         """Deleting a conflict copy is how a person says the conflict is resolved."""
         copies = sorted(p for p in vault_texts(self.env) if CONFLICT_MARK in p)
-        if copies:
-            (self.env.vault / copies[pick % len(copies)]).unlink()
+        if not copies:
+            return
+        copy = copies[pick % len(copies)]
+        if any(copy.startswith(vault_dir_of(self.env, m.new_rel) + "/") for m in self.round.moves):
+            return  # see person_move_entity: a copy resolved in a folder moved in the same round
+        (self.env.vault / copy).unlink()
+        self.round.resolved.append(copy)
 
     # == rules: both sides edit the same unit in one round ==================================================
     def _shared_fact(self, pick: int) -> tuple[MemEntity, int, VaultEntity, str] | None:
@@ -1169,7 +1190,25 @@ class SyncMachine(RuleBasedStateMachine):
                 assert probe.marker in agent, f"{probe.what}: not in the agent's commit"
 
     def check_guard(self, report: Report, snapshot: dict[str, bytes], head: str) -> None:
-        """The mass-delete guard may stop a pass only when that many units are really going, and writes nothing."""
+        """A safety stop must be one the docs describe, for a reason that holds, and must write nothing.
+
+        A synced folder is missing: it is gone and held synced notes at the last pass (the agent removed a PARA
+        folder it had emptied). Mass delete: that many units are really going, more than the other side deleted.
+        """
+        assert self.env.snapshot() == snapshot, "a stopped pass wrote files"
+        assert self.env.head() == head, "a stopped pass committed"
+        missing = re.match(r"(.+) held synced notes and is missing", report.stopped)
+        if missing:
+            for place in missing.group(1).split(", "):
+                if place.startswith("memory folder "):
+                    folder = Path(place.removeprefix("memory folder "))
+                    para = folder.relative_to(self.env.life).as_posix()
+                    held = any(rel.split("/", 1)[0] == para for rel in self.catalog)
+                else:
+                    folder = self.env.vault / place.removeprefix("vault folder ").strip("'")
+                    held = any(e.folder.split("/", 1)[0] == folder.name for e in self.catalog.values())
+                assert not folder.exists() and held, f"unexpected stop: {report.stopped}"
+            return
         found = re.findall(r"would delete (\d+) of (\d+) units on the (memory|vault) side", report.stopped)
         assert found, f"unexpected stop: {report.stopped}"
         for count, total, side in found:
@@ -1179,8 +1218,6 @@ class SyncMachine(RuleBasedStateMachine):
                 f"guard counted {n} deletions on the {side} side; the {other(side)} side deleted "
                 f"{self.round.deleted_units[other(side)]} units"
             )
-        assert self.env.snapshot() == snapshot, "a stopped pass wrote files"
-        assert self.env.head() == head, "a stopped pass committed"
 
 
 # == running it =====================================================================================================
@@ -1188,17 +1225,9 @@ def _count(default: int, name: str = "VAULTSYNC_MODEL_EXAMPLES") -> int:
     return int(os.environ.get(name, default))
 
 
-@pytest.fixture(scope="module")
-def model_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """vault-example after init and a first pass, built once for the module; every example clones it."""
-    root = tmp_path_factory.mktemp("model-template")
-    with pytest.MonkeyPatch.context() as mp:
-        isolate_git(mp.setenv, root / "git-env")
-        build_synced(root / "setup")
-    return root / "setup"
-
-
-def _run(template: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch, examples: int, steps: int) -> None:
+def _run(
+    template: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch, examples: int, steps: int, *, ci: bool = False
+) -> None:
     isolate_git(monkeypatch.setenv, workdir / "git-env")
     SyncMachine.template = template
     SyncMachine.workdir = workdir
@@ -1208,6 +1237,9 @@ def _run(template: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch, example
             max_examples=examples,
             stateful_step_count=steps,
             deadline=None,
+            # CI replays the same histories every run, so a red build always means the change broke something;
+            # the slow bug hunt draws new ones each time.
+            derandomize=ci,
             suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
             # VAULTSYNC_MODEL_SHRINK=0 reports the first failing history as found (a long shrink can take minutes).
             phases=PHASES if os.environ.get("VAULTSYNC_MODEL_SHRINK", "1") != "0" else PHASES[:-2],
@@ -1215,37 +1247,34 @@ def _run(template: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch, example
     )
 
 
-def test_sync_model(model_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The bounded run CI does on every change."""
-    _run(model_template, tmp_path, monkeypatch, _count(CI_EXAMPLES), _count(CI_STEPS, "VAULTSYNC_MODEL_STEPS"))
+def test_sync_model(synced_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bounded run CI does on every change; every example clones conftest's synced vault-example."""
+    examples, steps = _count(CI_EXAMPLES), _count(CI_STEPS, "VAULTSYNC_MODEL_STEPS")
+    _run(synced_template, tmp_path, monkeypatch, examples, steps, ci=True)
 
 
 @pytest.mark.slow
 def test_sync_model_long(
-    model_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+    synced_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
     """The bug hunt: many more examples and longer histories (``pytest -m slow`` or VAULTSYNC_MODEL_EXAMPLES)."""
     selected = "slow" in (request.config.getoption("markexpr") or "") or "VAULTSYNC_MODEL_EXAMPLES" in os.environ
     if not selected:
         pytest.skip("slow: run with -m slow or VAULTSYNC_MODEL_EXAMPLES=N")
-    _run(model_template, tmp_path, monkeypatch, _count(SLOW_EXAMPLES), _count(SLOW_STEPS, "VAULTSYNC_MODEL_STEPS"))
+    _run(synced_template, tmp_path, monkeypatch, _count(SLOW_EXAMPLES), _count(SLOW_STEPS, "VAULTSYNC_MODEL_STEPS"))
 
 
 # == regression tests for what the machine found ===================================================================
-@pytest.fixture
-def env(model_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
-    isolate_git(monkeypatch.setenv, tmp_path / "git-env")
-    return clone(model_template, tmp_path / "setup")
+# Each starts from conftest's ``env``: a private copy of vault-example after one clean first pass.
 
 
 def test_move_into_para_folder_missing_in_memory_is_not_a_missing_folder(env: Env) -> None:
     """The person empties 3 Resources, then files Sarah Chen under it: one folder move, no safety stop.
 
-    Found by the model. The first pass deletes reading-list, the only entity under life/resources, and
-    ``fs._prune_empty_dirs`` climbs past the entity folder and removes life/resources too. The move is then
-    applied to the base before the guard runs (``apply_moves`` re-keys it to resources/people/sarah-chen), so
-    ``missing_places`` sees a base key under life/resources, which does not exist, and stops the pass with exit 4
-    although nothing was ever synced there. The same stop hits any memory tree that never had that PARA folder.
+    Found by the model, fixed: the first pass deleted reading-list, the only entity under life/resources, and the
+    pruning of emptied folders climbed past the entity folder and removed life/resources too; the move then
+    stopped as a missing synced folder (exit 4). Deletions now keep the PARA folders. The stop itself remains
+    for a life/ that lacks the folder for another reason (the xfail test right after these).
     """
     shutil.rmtree(env.vault / "3 Resources/reading-list")
     first = env.sync()
@@ -1265,10 +1294,9 @@ def test_move_into_para_folder_missing_in_memory_is_not_a_missing_folder(env: En
 def test_deleting_an_entity_without_summary_is_committed(env: Env) -> None:
     """The agent keeps ``ana`` as items.json only; the person deletes her folder: the deletion is committed.
 
-    Found by the model. With no summary the entity unit is None in the base, on the memory side and (the note
-    gone) on the vault side, so it is "unchanged" and ``side_changes`` never adds ``ana/ana.md`` to the person's
-    paths; the fact deletions add only the fact notes. The pass carries the deletion to memory, commits the fact
-    notes, and leaves `` D "2 Areas/people/ana/ana.md"`` in the working tree for every later pass.
+    Found by the model, fixed: with no summary the entity unit is None in the base and on both sides, so it was
+    "unchanged" and no changed unit named ``ana/ana.md``; the pass committed the fact notes' deletion and left
+    `` D "2 Areas/people/ana/ana.md"`` in the working tree for every later pass.
     """
     folder = env.life / "areas/people/ana"
     folder.mkdir()
@@ -1286,11 +1314,10 @@ def test_deleting_an_entity_without_summary_is_committed(env: Env) -> None:
 def test_move_with_an_edit_in_the_same_round(env: Env) -> None:
     """The person archives Sarah Chen and edits one of her facts before the pass: one move, one edited fact.
 
-    Found by the model. ``apply_plan`` stages every write before carrying out any action, and staging the new
-    items.json at ``life/archives/people/sarah-chen/`` creates that folder; the move that comes first in the plan
-    then finds its destination taken (``dest.exists()``), fails as "changed while the pass ran", and so does the
-    write. Every later pass repeats it: the edit never reaches items.json, life/ keeps the entity at the old place
-    beside an empty folder at the new one, and the sides disagree for good.
+    Found by the model, fixed: ``apply_plan`` staged every write before carrying out any action, and staging the
+    new items.json in ``life/archives/people/sarah-chen/`` created that folder; the move then found its destination
+    taken, failed as "changed while the pass ran", and so did every later pass: the edit never reached items.json
+    and the sides disagreed for good. Folder moves now run before the writes are staged.
     """
     new_text = "Sarah Chen wants agendas two working days ahead"
     set_body(env.fact_note(SARAH_DIR, "sarah-chen-004"), new_text + "\n")
@@ -1309,10 +1336,9 @@ def test_move_with_an_edit_in_the_same_round(env: Env) -> None:
 def test_moving_an_entity_with_an_open_conflict_commits_the_copy(env: Env) -> None:
     """A summary conflict leaves a copy beside Sarah Chen's note; the person then archives her folder.
 
-    Found by the model. The copy's old path is gone, so the pass counts the conflict as resolved (the person
-    commit says ``conflict resolved`` and commits the old path's deletion), but the copy at its new path is not
-    among the person's paths: `` ?? 4 Archives/people/sarah-chen/sarah-chen.vaultsync-conflict-...md`` stays
-    untracked after this and every later pass, while ``open_conflicts`` still lists it.
+    Found by the model, fixed: the copy's old path was gone, so the pass counted the conflict as resolved (the
+    person commit said ``conflict resolved``), and the copy at its new path was in no commit: it stayed untracked
+    (``??``) after every later pass while ``open_conflicts`` listed it.
     """
     replace_text(env.note(f"{SARAH_DIR}/sarah-chen.md"), "She is organised and direct", "She is organised and kind")
     summary = env.life / SARAH / "summary.md"
@@ -1381,10 +1407,6 @@ def test_renaming_an_entity_folder_in_obsidian_keeps_its_summary(env: Env) -> No
     assert env.git("status", "--porcelain") == ""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a summary deleted in the vault (entity note deleted, facts kept) is emptied without a trash copy",
-)
 def test_deleting_an_entity_note_keeps_a_copy_of_the_summary(env: Env) -> None:
     """The person deletes Sarah Chen's entity note but keeps her facts: the summary goes, a copy of it stays.
 
@@ -1403,3 +1425,81 @@ def test_deleting_an_entity_note_keeps_a_copy_of_the_summary(env: Env) -> None:
     trash = env.vault / ".vaultsync" / "trash"
     copies = [p.read_bytes() for p in trash.rglob("summary.md")] if trash.is_dir() else []
     assert summary in copies, "the deleted summary has no copy in the trash"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: an alias added to an entity note that is then moved is dropped when "
+    "the agent deleted the entity meanwhile",
+)
+def test_an_alias_on_a_moved_entity_the_agent_deleted_is_kept(env: Env) -> None:
+    """The agent deletes Sarah Chen; meanwhile the person adds the alias "Dr. Chen" and archives her folder.
+
+    Found by the model. An edit beats a delete: without the move the pass restores the entity with the alias in
+    summary.md's frontmatter. With the move, memory no longer has the entity at the old place, so the move is
+    not recognised and the folder is read as a new entity; for a note read as new, ``aliases`` and ``tags`` are
+    replaced by the derived values (a rule meant for notes the person creates), and "Dr. Chen" is lost on both
+    sides without a conflict copy.
+    """
+    shutil.rmtree(env.life / SARAH)
+    note = env.note(f"{SARAH_DIR}/sarah-chen.md")
+    replace_text(note, "aliases:\n  - Sarah Chen\n", "aliases:\n  - Sarah Chen\n  - Dr. Chen\n")
+    (env.vault / "4 Archives/people").mkdir(parents=True)
+    shutil.move(env.vault / SARAH_DIR, env.vault / "4 Archives/people/sarah-chen")
+
+    report = env.sync(confirm_deletes=True)
+
+    assert not report.stopped
+    assert "Dr. Chen" in (env.life / "archives/people/sarah-chen/summary.md").read_text(encoding="utf-8")
+    assert props_of(env.vault / "4 Archives/people/sarah-chen/sarah-chen.md")["aliases"] == ["Sarah Chen", "Dr. Chen"]
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: an alias added to the note of an entity without a summary is dropped")
+def test_an_alias_on_an_entity_without_summary_is_kept(env: Env) -> None:
+    """The agent keeps ``ana`` as items.json only; the person adds the alias "Ana María" to her entity note.
+
+    Found by the model. docs/two-way.md: an edited ``aliases`` is kept in summary.md's own frontmatter (the
+    exception is a note the person creates). But an entity whose summary is empty has no entity unit in the base,
+    so ``entity_content`` gets no record of the derived values it rendered (``base_derived`` None) and recomputes
+    them: the pass rewrites the note without the alias, writes no summary.md, reports no change and commits
+    nothing; the person's edit is gone, not even in git history.
+    """
+    folder = env.life / "areas/people/ana"
+    folder.mkdir()
+    (folder / "items.json").write_bytes(dump_items([{"id": "ana-001", "fact": "Ana likes tea", "status": "active"}]))
+    assert env.sync().exit_code == 0
+    note = env.vault / "2 Areas/people/ana/ana.md"
+    lines, body = split_frontmatter(note.read_text(encoding="utf-8"))
+    note.write_text(f"---\n{lines}aliases:\n  - Ana María\n---\n{body}", encoding="utf-8")
+
+    report = env.sync()
+
+    assert [(c.side, c.scope) for c in report.changes] == [("vault", "people/ana")]
+    assert "Ana María" in (folder / "summary.md").read_text(encoding="utf-8")
+    assert props_of(note)["aliases"] == ["Ana María"]
+
+
+@pytest.mark.xfail(
+    strict=True, reason="BUG: deleting a conflict copy and moving its entity folder in one round is never committed"
+)
+def test_resolving_a_conflict_in_a_moved_folder_is_committed(env: Env) -> None:
+    """The person resolves a summary conflict (deletes the copy) and archives Sarah Chen's folder before the pass.
+
+    Found by the model after the fix for copies moved with their folder (test_moving_an_entity_with_an_open_
+    conflict_commits_the_copy): the copy is now followed to the moved folder, where it is gone too, so it is
+    neither open nor resolved; the person commit names only the move, and `` D 2 Areas/people/sarah-chen/
+    sarah-chen.vaultsync-conflict-...md`` stays in the working tree after this and every later pass.
+    """
+    replace_text(env.note(f"{SARAH_DIR}/sarah-chen.md"), "She is organised and direct", "She is organised and kind")
+    summary = env.life / SARAH / "summary.md"
+    summary.write_text(summary.read_text().replace("She is organised and direct", "She is organised and blunt"))
+    first = env.sync()
+    (env.vault / first.conflicts[0].copy_path).unlink()
+    (env.vault / "4 Archives/people").mkdir(parents=True)
+    shutil.move(env.vault / SARAH_DIR, env.vault / "4 Archives/people/sarah-chen")
+
+    report = env.sync(now=lambda: NOW + timedelta(minutes=1))
+
+    assert report.open_conflicts == []
+    assert "conflict resolved" in env.git("log", "-1", f"--author={PERSON}", "--format=%s")
+    assert env.git("status", "--porcelain") == "", "the deleted conflict copy was left out of git"

@@ -410,6 +410,9 @@ class Planner:
                 summary_bytes(final_content, summary),
                 summary.raw if summary else None,
                 (key,),
+                # The summary deleted in the vault while the entity lives on through its facts: the file is
+                # emptied, so the agent's text goes to the trash first, as a deleted file's would.
+                keep_old=final_content is None and summary is not None,
             )
 
     # -- helpers -------------------------------------------------------------------------------------
