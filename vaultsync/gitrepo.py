@@ -23,8 +23,8 @@ import git
 FALLBACK_PERSON = ("vault person", "person@vaultsync.invalid")
 LOCK_WAIT_SECONDS = 10.0
 # git errors that pass by themselves: obsidian-git holding the index, or a note Obsidian was rewriting in place
-# while git hashed it ("short read while indexing", then "Unable to process path").
-PASSING = ("index.lock", "short read", "Unable to process path", "updating files failed")
+# while git hashed it ("short read while indexing", "unstable object source data", "Unable to process path").
+PASSING = ("index.lock", "short read", "unstable object source data", "Unable to process path", "updating files failed")
 PRIVATE_INDEX = "vaultsync-index"
 HEAD_RETRIES = 5
 COPY_ENTRIES_MIN = 500
