@@ -448,6 +448,8 @@ class SyncMachine(RuleBasedStateMachine):
         slug = slug_of(entity.rel)
         unit: Unit = ("fact", slug, stem)
         own_id = note.props.get("id")
+        if what in ("status", "supersededBy") and (own_id != stem or not self.synced(unit)):
+            return  # a property probe finds the fact by its id: only notes named after it, synced before
         if what == "status":
             if note.props.get("status") != "active" or not isinstance(own_id, str):
                 return
