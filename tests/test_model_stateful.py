@@ -239,6 +239,7 @@ class Round:
     entity_ops: dict[str, set[str]] = field(default_factory=lambda: {MEMORY: set(), VAULT: set()})
     deleted_units: Counter[str] = field(default_factory=Counter)
     resolved: list[str] = field(default_factory=list)  # conflict copies the person deleted
+    copies_moved: set[str] = field(default_factory=set)  # new rels of folders moved with conflict copies in them
 
     def touch(self, side: str, unit: Unit, *names: str) -> None:
         self.fields[side].setdefault(unit, set()).update(FIELD_NAMES.get(n, n) for n in names)
@@ -479,6 +480,8 @@ class SyncMachine(RuleBasedStateMachine):
         self.probe(VAULT, unit, marker, f"person set {what} of {unit}")
 
     def person_delete_note(self, entity: VaultEntity, stem: str) -> None:
+        if entity.rel in self.round.copies_moved:
+            return  # see person_move_entity
         note = entity.facts[stem]
         (self.env.vault / note.path).unlink()
         fact_id = note.props.get("id") if isinstance(note.props.get("id"), str) else None
@@ -652,6 +655,9 @@ class SyncMachine(RuleBasedStateMachine):
         if not entities:
             return
         entity = entities[pick % len(entities)]
+        moves = [m for m in self.round.moves if m.new_rel in self.round.copies_moved]
+        if any(m.old_rel == entity.rel for m in moves):
+            return  # see person_move_entity
         shutil.rmtree(entity.folder)
         slug = slug_of(entity.rel)
         unit: Unit = ("entity", slug, "")
@@ -788,6 +794,8 @@ class SyncMachine(RuleBasedStateMachine):
         if not entities:
             return
         entity = entities[pick % len(entities)]
+        if entity.rel in self.round.copies_moved:
+            return  # see below
         old_para, _, sub = entity.rel.partition("/")
         slug = slug_of(entity.rel)
         if rename:
@@ -807,6 +815,16 @@ class SyncMachine(RuleBasedStateMachine):
         target = self.env.vault / self.env.cfg.layout.para_folders()[para] / sub
         if target.exists() or (self.env.life / new_rel).exists():
             return
+        synced = self.catalog.get(entity.rel)
+        base_notes = frozenset(synced.facts) if synced else frozenset()
+        copies = any(CONFLICT_MARK in p.name for p in (self.env.vault / entity.folder).rglob("*.md"))
+        recognisable = synced is not None and (self.env.life / entity.rel).is_dir() and base_notes <= set(entity.facts)
+        if copies and not recognisable:
+            # Unavoidable exclusion: a conflict copy in a folder whose move is not recognised (the agent deleted
+            # the entity, a rename kept too few notes) stays untracked (pinned by
+            # test_a_conflict_copy_in_a_moved_folder_the_agent_deleted_is_committed). So a folder with copies
+            # moves only when the move will be recognised, and then stays as it is for the rest of the round.
+            return
         if not (self.env.life / para).is_dir():
             # Unavoidable exclusion: a move into a PARA folder that life/ lacks is stopped as a missing synced
             # folder (pinned by test_move_into_a_para_folder_life_lacks_is_not_a_missing_folder).
@@ -815,8 +833,8 @@ class SyncMachine(RuleBasedStateMachine):
         shutil.move(self.env.vault / entity.folder, target)
         if rename and (target / f"{slug}.md").exists():
             (target / f"{slug}.md").rename(target / f"{slug_of(new_rel)}.md")
-        synced = self.catalog.get(entity.rel)
-        base_notes = frozenset(synced.facts) if synced else frozenset()
+        if copies:
+            self.round.copies_moved.add(new_rel)
         self.round.moves.append(Move(slug, entity.rel, new_rel, base_notes))
         self.round.entity_ops[VAULT] |= {slug, slug_of(new_rel)}
         self.round.deleted_units[VAULT] += len(entity.facts) + 1
@@ -1175,8 +1193,11 @@ class SyncMachine(RuleBasedStateMachine):
         """A move is one folder move under life/: nothing at the old place, nothing deleted and recreated."""
         mem = memory_entities(self.env)
         trash = self.env.vault / ".vaultsync" / "trash" / self.stamp / "life"
+        vault = vault_entities(self.env)
         for move in moves:
-            assert move.new_rel in mem, f"move {move.old_rel} -> {move.new_rel} not carried to life/"
+            moved = vault.get(move.new_rel)
+            if moved is not None and (moved.note is not None or moved.facts):  # not deleted after the move
+                assert move.new_rel in mem, f"move {move.old_rel} -> {move.new_rel} not carried to life/"
             assert move.old_rel not in mem, f"move {move.old_rel} -> {move.new_rel} left the old folder"
             assert not (trash / move.old_rel / "items.json").exists(), f"{move.old_rel} was deleted, not moved"
 
@@ -1389,14 +1410,11 @@ def test_move_into_a_para_folder_life_lacks_is_not_a_missing_folder(env: Env) ->
     reason="BUG: renaming an entity folder in Obsidian (its note keeps the old name) empties summary.md",
 )
 def test_renaming_an_entity_folder_in_obsidian_keeps_its_summary(env: Env) -> None:
-    """The person renames ``sarah-chen/`` to ``sarah/`` in Obsidian's file explorer: a move, the summary intact.
+    """The person renames ``sarah-chen/`` to ``sarah/`` (note included); every note linking to her is rewritten.
 
-    Found while building the model's rename rule. docs/two-way.md promises that "a move or rename of an entity
-    folder ... becomes one folder move ... nothing is deleted and recreated", but Obsidian renames the folder only:
-    the note inside stays ``sarah-chen.md``. The facts move (the folder still has ``facts/``), while the entity
-    note is no longer named after its folder, so it is read as the person's own note and the summary as deleted:
-    summary.md is emptied (no trash copy), the pass reports ``entity deleted``, a new empty ``sarah/sarah.md`` is
-    written, and ``sarah/sarah-chen.md`` is left untracked beside it.
+    Found by the model's runs: the agent commit refreshes links in 15 notes of 5 entities, none with a memory
+    change of its own, so its subject ran long and then counted nothing (``memory -> vault:``). The counted
+    subject now names the entities whose derived properties changed.
     """
     summary = (env.life / SARAH / "summary.md").read_bytes()
     shutil.move(env.vault / SARAH_DIR, env.vault / "2 Areas/people/sarah")
@@ -1505,3 +1523,50 @@ def test_resolving_a_conflict_in_a_moved_folder_is_committed(env: Env) -> None:
     assert report.open_conflicts == []
     assert "conflict resolved" in env.git("log", "-1", f"--author={PERSON}", "--format=%s")
     assert env.git("status", "--porcelain") == "", "the deleted conflict copy was left out of git"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: a conflict copy in a moved folder whose move is not recognised is called resolved and never committed",
+)
+def test_a_conflict_copy_in_a_moved_folder_the_agent_deleted_is_committed(env: Env) -> None:
+    """A summary conflict leaves a copy; then the agent deletes Sarah Chen while the person archives her folder.
+
+    Found by the model, a case the fix for copies moved with their folder does not cover: memory no longer has
+    the entity at its old place, so the folder is not recognised as moved (it is read as a new entity, which edit-
+    beats-delete keeps), the copy's old path is gone and the person commit says ``conflict resolved``, and the copy
+    at ``4 Archives/people/sarah-chen/`` is listed as open but stays untracked (``??``) after every later pass.
+    """
+    replace_text(env.note(f"{SARAH_DIR}/sarah-chen.md"), "She is organised and direct", "She is organised and kind")
+    summary = env.life / SARAH / "summary.md"
+    summary.write_text(summary.read_text().replace("She is organised and direct", "She is organised and blunt"))
+    first = env.sync()
+    shutil.rmtree(env.life / SARAH)
+    (env.vault / "4 Archives/people").mkdir(parents=True)
+    shutil.move(env.vault / SARAH_DIR, env.vault / "4 Archives/people/sarah-chen")
+
+    report = env.sync(now=lambda: NOW + timedelta(minutes=1), confirm_deletes=True)
+
+    copy = "4 Archives/people/sarah-chen/" + first.conflicts[0].copy_path.rsplit("/", 1)[1]
+    assert report.open_conflicts == [copy]
+    assert "conflict resolved" not in env.git("log", "-1", f"--author={PERSON}", "--format=%s")
+    assert env.git("status", "--porcelain") == "", "the moved conflict copy was left out of git"
+
+
+def test_the_agent_commit_after_a_rename_says_what_it_touched(env: Env) -> None:
+    """The person renames ``sarah-chen/`` to ``sarah/`` (note included); every note linking to her is rewritten.
+
+    Found by the model's runs: the agent commit refreshes links in 15 notes of 5 entities, none of them with a
+    memory change of its own. ``changes.message`` lists them as ``(derived properties)`` scopes, the subject runs
+    past 100 characters, and the counted subject counts only scopes with changes, of which there are none: the
+    commit is titled ``memory -> vault:`` and nothing else (docs/two-way.md: messages name, per entity or file, what
+    changed; a long subject "becomes a count").
+    """
+    shutil.move(env.vault / SARAH_DIR, env.vault / "2 Areas/people/sarah")
+    (env.vault / "2 Areas/people/sarah/sarah-chen.md").rename(env.vault / "2 Areas/people/sarah/sarah.md")
+
+    report = env.sync()
+
+    assert [(c.scope, c.what) for c in report.changes] == [("people/sarah", "moved from areas/people/sarah-chen")]
+    subject = env.git("log", "-1", f"--author={AGENT_NAME}", "--format=%s").strip()
+    assert re.fullmatch(r"memory -> vault: \S.*", subject), f"agent commit subject {subject!r}"

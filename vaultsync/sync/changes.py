@@ -80,7 +80,8 @@ def message(direction: str, changes: Sequence[Change], extra_scopes: Sequence[st
     for change in changes:
         by_scope.setdefault(change.scope, Counter())[change.what] += 1
     lines = [f"{scope} {phrase(c)}" for scope, c in by_scope.items()]
-    lines += [f"{scope} (derived properties)" for scope in extra_scopes if scope not in by_scope]
+    derived = [scope for scope in extra_scopes if scope not in by_scope]
+    lines += [f"{scope} (derived properties)" for scope in derived]
     subject = f"{direction}: " + "; ".join(lines)
     if len(subject) <= SUBJECT_LIMIT:
         return subject
@@ -92,5 +93,6 @@ def message(direction: str, changes: Sequence[Change], extra_scopes: Sequence[st
     facts = phrase(Counter({w: n for w, n in totals.items() if w in FACT_WORDS}))
     parts = [_plural(entities, "entity", "entities") + (f" ({facts})" if facts else "")]
     parts += [_plural(files, "file")] if files else []
+    parts += [_plural(len(derived), "entity", "entities") + " with derived properties"] if derived else []
     subject = f"{direction}: " + ", ".join(p for p in parts if not p.startswith("0 "))
     return subject + "\n\n" + "\n".join(lines)
