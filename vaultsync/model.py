@@ -90,6 +90,7 @@ class Report:
     files_written: int = 0
     stopped: str = ""
     quick: bool = False  # the snapshot showed nothing changed since the last settled pass; nothing was read
+    scoped: bool = False  # only the entities and files that changed since then were read
 
     @property
     def exit_code(self) -> ExitCode:
@@ -114,4 +115,5 @@ class Report:
             "commits": self.commits,
             "files_written": self.files_written,
             "quick": self.quick,
+            "scoped": self.scoped,
         }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -279,4 +280,32 @@ def scan_memory(workspace: Path, life: Path, reserved: frozenset[str] = frozense
         scanner.walk_life(life, "")
     if workspace.is_dir():
         scanner.walk_workspace()
+    return scanner.scan
+
+
+def scan_memory_scope(workspace: Path, life: Path, rels: Iterable[str], files: Iterable[str]) -> MemoryScan:
+    """Read only the entities ``rels`` and the files ``files`` (memory paths), as ``scan_memory`` reads them.
+
+    A scoped pass uses it for what the quick check found changed; the names were read by an earlier full scan
+    (or are new daily notes), so the checks that scan makes on a name are not repeated here.
+    """
+    scanner = _Scanner(workspace, life, frozenset())
+    for rel in rels:
+        folder = life / rel
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        entries = scanner._entries(folder)
+        if {"items.json", "summary.md"} & {e.name for e in entries if e.is_file(follow_symlinks=False)}:
+            scanner.read_entity(folder, rel, entries)
+    for mem_path in files:
+        root, _, rest = mem_path.partition("/")
+        path = (workspace if root == "workspace" else life) / rest
+        if path.is_symlink():
+            scanner.problem(path, "symbolic link, not followed")
+        elif not path.is_file():
+            continue
+        elif root == "life":
+            scanner.life_file(path, rest)
+        else:
+            scanner.add_file(mem_path, path)
     return scanner.scan

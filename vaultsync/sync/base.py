@@ -50,9 +50,19 @@ class BaseStore:
     def close(self) -> None:
         self.db.close()
 
-    def load(self) -> dict[str, BaseEntry]:
-        rows = self.db.execute("SELECT key, data, extra FROM units")
-        return {key: BaseEntry(bytes(data), json.loads(extra)) for key, data, extra in rows}
+    def load(self, keys: Iterable[str] | None = None) -> dict[str, BaseEntry]:
+        """Every unit, or only ``keys`` (a scoped pass reads the few units it touches)."""
+        if keys is None:
+            rows = self.db.execute("SELECT key, data, extra FROM units")
+            return {key: BaseEntry(bytes(data), json.loads(extra)) for key, data, extra in rows}
+        found = {}
+        for key in keys:
+            for data, extra in self.db.execute("SELECT data, extra FROM units WHERE key = ?", (key,)):
+                found[key] = BaseEntry(bytes(data), json.loads(extra))
+        return found
+
+    def keys(self) -> list[str]:
+        return [key for (key,) in self.db.execute("SELECT key FROM units")]
 
     def ids(self) -> dict[str, set[str]]:
         seen: dict[str, set[str]] = {}

@@ -37,11 +37,11 @@ def run_pass(cfg: Config, options: PassOptions | None = None) -> Report:
     with run_lock(cfg.state_dir / "lock"):
         check = None if options.dry_run else QuickCheck(cfg)
         walk = walk_memory(cfg.workspace, cfg.life)
-        conflicts = check.unchanged(walk) if check else None
-        if conflicts is not None:
-            report.open_conflicts = conflicts
+        seen = check.changes(walk) if check else None
+        if seen is not None and seen.nothing:
+            report.open_conflicts = seen.conflicts
             report.quick = True
             return report
         from vaultsync.sync.fullpass import run_full
 
-        return run_full(cfg, options, report, walk)
+        return run_full(cfg, options, report, walk, seen)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from git import InvalidGitRepositoryError, NoSuchPathError
 from vaultsync.config import Config
 from vaultsync.fs import atomic_write
 from vaultsync.gitrepo import Author, GitFailed, VaultRepo
-from vaultsync.memory.tree import MemoryScan, scan_memory
+from vaultsync.memory.tree import MemoryScan, scan_memory, scan_memory_scope
 from vaultsync.model import Change, Problem, Report, Severity
 from vaultsync.secrets import scan_bytes
 from vaultsync.sync import snapshot
@@ -27,9 +28,10 @@ from vaultsync.sync.engine import PassOptions
 from vaultsync.sync.merge import merge_entities, merge_records, merge_text
 from vaultsync.sync.moves import apply_moves, detect_moves
 from vaultsync.sync.plan import Action, make_plan, scope_of
+from vaultsync.sync.scope import Context, Names, Scope, narrow
 from vaultsync.sync.units import ENTITY, FACT, UnitState, World, gather, same
 from vaultsync.vault.layout import VaultLayout
-from vaultsync.vault.scan import VaultScan, scan_vault
+from vaultsync.vault.scan import VaultScan, scan_vault, scan_vault_scope
 
 
 def _merge_files(base: bytes | None, memory: bytes, vault: bytes) -> tuple[bytes, str]:
@@ -50,16 +52,17 @@ def decide_all(world: World) -> None:
         state.decision = decide(state.base, state.memory, state.vault, same(state.kind), merger)
 
 
-def deletion_guard(world: World, cfg: Config) -> str:
+def deletion_guard(world: World, cfg: Config, unread: int = 0) -> str:
     """Why the pass must stop before writing anything, or "" when it may go on.
 
     Trigger: a pass would delete more than the configured share and count of one side's units. Why: a
     mis-mounted folder, a half-finished checkout or an agent bug looks exactly like "the person deleted
     everything". Then: stop with exit 4, name what would go, and let the person confirm with --yes.
+    ``unread``: units a scoped pass did not read, there on both sides.
     """
     reasons = []
     for side in ("memory", "vault"):
-        total = 0
+        total = unread
         doomed: list[str] = []
         for key, state in world.units.items():
             value = getattr(state, side)
@@ -165,14 +168,45 @@ def _why(stderr: str) -> str:
     return f"git commit failed: {lines[-1] if lines else 'no reason given'}"
 
 
-def run_full(cfg: Config, options: PassOptions, report: Report, walk: snapshot.MemoryWalk) -> Report:
+def run_full(
+    cfg: Config, options: PassOptions, report: Report, walk: snapshot.MemoryWalk, seen: snapshot.Seen | None = None
+) -> Report:
+    """One pass over every unit, or over those ``seen`` (the quick check's findings) touches when that is safe."""
     layout = VaultLayout(cfg.layout)
     today = options.today or date.today()
     store = BaseStore(cfg.state_dir / "base.sqlite", read_only=options.dry_run)
     try:
-        return _run(cfg, options, report, layout, store, today, walk)
+        narrowed = _narrow(cfg, layout, store, seen) if seen is not None else None
+        if narrowed is not None:
+            scoped = replace(report, scoped=True)
+            if _run(cfg, options, scoped, layout, store, today, walk, narrowed) is not None:
+                return scoped
+        result = _run(cfg, options, report, layout, store, today, walk, None)
+        assert result is not None
+        return result
     finally:
         store.close()
+
+
+@dataclass(frozen=True)
+class Narrowed:
+    seen: snapshot.Seen
+    scope: Scope
+    context: Context
+    inside: list[str]  # base units in scope
+    unread: int  # base units out of scope
+
+
+def _narrow(cfg: Config, layout: VaultLayout, store: BaseStore, seen: snapshot.Seen) -> Narrowed | None:
+    entities = snapshot.entities(cfg, seen)
+    if entities is None:
+        return None
+    keys = store.keys()
+    scope = narrow(seen, layout, keys, entities)
+    if scope is None:
+        return None
+    inside = scope.base_keys(keys)
+    return Narrowed(seen, scope, Context(scope, layout, keys, entities), inside, len(keys) - len(inside))
 
 
 def _run(
@@ -183,26 +217,39 @@ def _run(
     store: BaseStore,
     today: date,
     walk: snapshot.MemoryWalk,
-) -> Report:
-    base = store.load()
-    mem = scan_memory(cfg.workspace, cfg.life, layout.reserved_life_dirs())
-    vault = scan_vault(cfg.vault, layout)
+    narrowed: Narrowed | None,
+) -> Report | None:
+    """The pass; None when a scoped one finds, before writing anything, that it must run in full."""
+    if narrowed is not None:
+        scope = narrowed.scope
+        base = store.load(narrowed.inside)
+        mem = scan_memory_scope(cfg.workspace, cfg.life, scope.rels, scope.files)
+        vault = scan_vault_scope(cfg.vault, layout, scope.rels, scope.files)
+    else:
+        base = store.load()
+        mem = scan_memory(cfg.workspace, cfg.life, layout.reserved_life_dirs())
+        vault = scan_vault(cfg.vault, layout)
     report.problems += mem.problems + vault.problems
-    moves = detect_moves(mem, vault, base)
+    moves = detect_moves(mem, vault, base) if narrowed is None else []
     renamed = apply_moves(moves, mem, base, cfg.life)
     earlier = _uncommitted(cfg)
     world = gather(mem, vault, base, layout, store.ids(), today, earlier)
     report.problems += world.problems
     decide_all(world)
 
-    if not options.confirm_deletes:
+    if narrowed is not None:
+        # Missing folders and an emptied side show as entities created or deleted, which widen the pass.
+        report.stopped = "" if options.confirm_deletes else deletion_guard(world, cfg, narrowed.unread)
+    elif not options.confirm_deletes:
         report.stopped = empty_side(mem, vault, base) or missing_places(cfg, layout, base) or deletion_guard(world, cfg)
     if report.stopped:
         report.stopped += "; nothing was written (run again with --yes to confirm)"
         return report
 
     stamp = options.now().strftime("%Y%m%d-%H%M%S")
-    plan = make_plan(cfg, layout, world, mem, vault, base, stamp)
+    plan = make_plan(cfg, layout, world, mem, vault, base, stamp, narrowed.context if narrowed else None)
+    if plan.widen:
+        return None
     changes, person_paths = side_changes(world, layout)
     for old, new in moves:
         keys = tuple(k for k in renamed if k.startswith((f"fact:{new}#", f"entity:{new}")))
@@ -230,6 +277,9 @@ def _run(
     fresh_notes = sorted({p.path for p in report.problems if p.severity is Severity.NOTE} - reported)
     report.problems = [p for p in report.problems if p.severity is not Severity.NOTE or p.path in fresh_notes]
     report.open_conflicts = sorted(vault.conflict_copies)
+    if narrowed is not None:  # the copies it did not read are as the last settled pass left them
+        unread = [p for p in narrowed.seen.conflicts if (cfg.vault / p).exists()]
+        report.open_conflicts = sorted(set(report.open_conflicts) | set(unread))
     # A conflict copy is resolved when the person deletes it; one that moved with its entity folder is open still.
     gone = sorted(p for p in store.conflicts() if not (cfg.vault / p).exists())
     carried: dict[str, tuple[str, str]] = {}
@@ -311,7 +361,8 @@ def _run(
     )
     report.open_conflicts = sorted(set(report.open_conflicts) | {c.copy_path for c in plan.conflicts})
     if not moves and not applied.failed_keys and _settled(report):
-        _record(cfg, walk, mem, vault, world.foreign, applied, report.open_conflicts)
+        carry = snapshot.Carry(narrowed.seen, narrowed.scope.reads(layout)) if narrowed else None
+        _record(cfg, walk, mem, vault, world.foreign, applied, report.open_conflicts, plan.names, carry)
     return report
 
 
@@ -328,6 +379,8 @@ def _record(
     foreign: Iterable[str],
     applied: Applied,
     open_: list[str],
+    names: dict[str, Names],
+    carry: snapshot.Carry | None,
 ) -> None:
     read = {f.mem_path: f.raw for f in mem.files.values()}
     for entity in mem.entities.values():
@@ -350,4 +403,7 @@ def _record(
         else:
             notes[action.shown] = data
     left_alone = [*vault.conflict_copies, *vault.foreign, *foreign]
-    snapshot.record(cfg, walk, written, read, notes, left_alone, open_)
+    if carry is not None:  # changed copies elsewhere (a resolved one is gone): as they are now
+        left_alone += [p for p in carry.seen.vault if not carry.read(p) and (cfg.vault / p).exists()]
+    entities = {rel: [name, list(aliases)] for rel, (name, aliases) in names.items()}
+    snapshot.record(cfg, walk, written, read, notes, left_alone, open_, entities, carry)

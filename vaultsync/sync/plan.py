@@ -28,6 +28,7 @@ from vaultsync.memory.tree import MemoryScan, Summary
 from vaultsync.model import PARA_KEYS, Change, Conflict, EntityContent, Problem, Record, Severity, canonical
 from vaultsync.sync.base import BaseEntry
 from vaultsync.sync.decide import UNKNOWN, Outcome
+from vaultsync.sync.scope import Context, Names
 from vaultsync.sync.units import ENTITY, FACT, FILE, World, encode_base, kind_of, plain
 from vaultsync.textio import newline_of
 from vaultsync.vault.layout import VaultLayout, entity_key, fact_key, slug_of, split_fact_key
@@ -78,6 +79,8 @@ class Plan:
     person_paths: set[str] = field(default_factory=set)
     problems: list[Problem] = field(default_factory=list)
     keep_dirs: set[Path] = field(default_factory=set)  # never removed when a deletion empties them
+    names: dict[str, Names] = field(default_factory=dict)  # every entity's display name and aliases after the pass
+    widen: str = ""  # why a scoped pass must run in full instead; nothing else of the plan is complete then
 
 
 def display_name(content: EntityContent | None, wrapper: dict[str, Any], rel: str) -> str:
@@ -119,8 +122,10 @@ class Planner:
         mem: MemoryScan,
         vault: VaultScan,
         base: dict[str, BaseEntry],
+        context: Context | None = None,
     ) -> None:
         self.cfg = cfg
+        self.context = context
         self.base = base
         self.fact_derived: dict[str, dict[str, Any]] = {}  # fact key -> derived properties rendered this pass
         self.layout = layout
@@ -168,12 +173,21 @@ class Planner:
     def vault_side(self) -> None:
         rels = self.entities()
         names = {rel: display_name(self.final_content.get(rel), self.wrapper(rel), rel) for rel in rels}
+        own = {rel: (names[rel], self._aliases(rel)) for rel in rels}
         note_paths = [self.layout.entity_note(r) for r in rels]
         note_paths += [self.layout.fact_note(r, n) for r in rels for n in self.final_facts.get(r, {})]
         note_paths += [p for p in map(self.layout.file_note, self.final_files) if p]
+        self.plan.names = own
+        if self.context is not None:
+            # A scoped pass: the other entities are as the last settled pass left them.
+            self.plan.widen = self.context.widen(own, note_paths)
+            if self.plan.widen:
+                return
+            self.plan.names = self.context.names | own
+            note_paths += self.context.outside
         links = LinkIndex(note_paths)
-        entity_links = {rel: links.link(self.layout.entity_note(rel), names[rel]) for rel in rels}
-        matcher = MentionMatcher(self._mention_names(rels, names))
+        entity_links = {rel: links.link(self.layout.entity_note(rel), n) for rel, (n, _) in self.plan.names.items()}
+        matcher = MentionMatcher(_mention_names(self.plan.names))
 
         for rel in rels:
             facts = self.final_facts.get(rel, {})
@@ -201,16 +215,10 @@ class Planner:
         self._vault_deletions(set(rels))
         self._vault_files()
 
-    def _mention_names(self, rels: list[str], names: dict[str, str]) -> list[tuple[str, str]]:
-        pairs = []
-        for rel in rels:
-            variants = name_variants(names[rel])
-            content = self.final_content.get(rel)
-            aliases = content.props.get("aliases") if content else None
-            if isinstance(aliases, list):
-                variants += [a for a in aliases if isinstance(a, str)]
-            pairs += [(v, rel) for v in variants]
-        return pairs
+    def _aliases(self, rel: str) -> tuple[str, ...]:
+        content = self.final_content.get(rel)
+        aliases = content.props.get("aliases") if content else None
+        return tuple(a for a in aliases if isinstance(a, str)) if isinstance(aliases, list) else ()
 
     def _derived(self, rel: str, name: str, facts: dict[str, Record], related: list[str]) -> dict[str, Any]:
         parts = rel.split("/")
@@ -471,6 +479,10 @@ class Planner:
                 self.plan.upserts[key] = entry
 
 
+def _mention_names(names: dict[str, Names]) -> list[tuple[str, str]]:
+    return [(v, rel) for rel, (name, aliases) in names.items() for v in [*name_variants(name), *aliases]]
+
+
 def canonical_content(content: Any) -> str:
     if content is None or content is UNKNOWN:
         return ""
@@ -515,14 +527,18 @@ def make_plan(
     vault: VaultScan,
     base: dict[str, BaseEntry],
     stamp: str,
+    context: Context | None = None,
 ) -> Plan:
-    planner = Planner(cfg, layout, world, mem, vault, base)
+    """The plan for the units of ``world``; with ``context``, a scoped pass's, whose other entities are unread."""
+    planner = Planner(cfg, layout, world, mem, vault, base, context)
     planner.plan.keep_dirs = {cfg.workspace, cfg.workspace / "memory", cfg.life, cfg.vault}
     planner.plan.keep_dirs |= {cfg.life / para for para in PARA_KEYS}
     planner.plan.keep_dirs |= {cfg.vault / folder for folder in (*cfg.layout.para_folders().values(), cfg.layout.daily)}
     planner.target()
     planner.conflicts(stamp)  # first: a note is overwritten only once the copy of the person's version is safe
     planner.vault_side()
+    if planner.plan.widen:
+        return planner.plan
     planner.memory_side()
     planner.base_updates()
     return planner.plan

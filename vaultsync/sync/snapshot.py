@@ -28,7 +28,7 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ from vaultsync.fs import atomic_write
 
 SNAPSHOT = "snapshot.json"
 INDEX = "snapshot.index"
+ENTITIES = "snapshot-entities.json"  # written with the snapshot; only a scoped pass reads it
 FORMAT = 1  # bump when what a snapshot means changes
 RACY_NS = 2_000_000_000  # coarser than any file system's timestamps (FAT keeps 2 s)
 SUSPECTS_MAX = 2000  # more notes than this to hash on every quick check: better one more full pass
@@ -135,47 +136,75 @@ class QuickCheck:
         except OSError:
             self.saved = None
 
-    def unchanged(self, walk: MemoryWalk) -> list[str] | None:
-        """The open conflict copies when nothing changed; None when a pass must run."""
+    def changes(self, walk: MemoryWalk) -> Seen | None:
+        """What changed since the last settled pass; None when that cannot be known (a full pass must run)."""
         if self.saved is None or self.status is None:
             return None
-        same = _same_memory(self.saved.get("memory"), walk, self.cfg) and _same_notes(
-            self.saved.get("suspects"), self.cfg
-        )
-        out, _ = self.status.communicate()
-        if not same or self.status.returncode != 0 or not _vault_quiet(self.cfg, out):
+        saved_memory = self.saved.get("memory")
+        suspects = self.saved.get("suspects")
+        if not isinstance(saved_memory, dict) or not isinstance(suspects, dict):
             return None
+        seen = Seen(self.saved, _changed_memory(saved_memory, walk, self.cfg), _changed_notes(suspects, self.cfg))
+        out, _ = self.status.communicate()
+        if self.status.returncode != 0:
+            return None
+        places = Places(self.cfg)
+        for record in out.split(b"\0"):
+            if not record:
+                continue
+            state, path = record[:2], record[3:].decode("utf-8", "surrogateescape")
+            # The first column compares the snapshot with HEAD, which does not matter; the second is the worktree.
+            if (state in (b"??", b"!!") or state[1:2] != b" ") and places.read_by_a_pass(path):
+                (seen.odd if state == b"!!" else seen.vault).add(path)
+        return seen
+
+
+@dataclass
+class Seen:
+    """What the quick check found changed since the snapshot, in the snapshot's own terms."""
+
+    saved: dict[str, Any]  # the snapshot as recorded
+    memory: set[str]  # walk keys added, removed or changed
+    vault: set[str]  # vault paths in synced places with another content, deleted or new
+    odd: set[str] = field(default_factory=set)  # ignored folders inside synced places: only a full pass knows
+
+    @property
+    def nothing(self) -> bool:
+        return not (self.memory or self.vault or self.odd)
+
+    @property
+    def conflicts(self) -> list[str]:
         return list(self.saved.get("conflicts", []))
 
 
-def _same_memory(saved: Any, walk: MemoryWalk, cfg: Config) -> bool:
-    if not isinstance(saved, dict) or saved.keys() != walk.entries.keys():
-        return False
+def _changed_memory(saved: dict[str, Any], walk: MemoryWalk, cfg: Config) -> set[str]:
+    changed = saved.keys() ^ walk.entries.keys()
     for key, entry in saved.items():
+        if key in changed:
+            continue
         if isinstance(entry, list) and entry[:1] == ["sha1"]:
             root, _, rel = key.partition("/")
             try:
                 data = ((cfg.workspace if root == "workspace" else cfg.life) / rel).read_bytes()
             except OSError:
-                return False
-            if hashlib.sha1(data).hexdigest() != entry[1]:
-                return False
+                data = None
+            if data is None or hashlib.sha1(data).hexdigest() != entry[1]:
+                changed.add(key)
         elif entry is None or entry != walk.entries[key]:
-            return False
-    return True
+            changed.add(key)
+    return changed
 
 
-def _same_notes(suspects: Any, cfg: Config) -> bool:
-    if not isinstance(suspects, dict):
-        return False
+def _changed_notes(suspects: dict[str, Any], cfg: Config) -> set[str]:
+    changed = set()
     for path, sha in suspects.items():
         try:
             data = (cfg.vault / path).read_bytes()
         except OSError:
-            return False
-        if blob_id(data) != sha:
-            return False
-    return True
+            data = None
+        if data is None or blob_id(data) != sha:
+            changed.add(path)
+    return changed
 
 
 def _git(cfg: Config, *args: str, stdin: bytes | None = None) -> bytes | None:
@@ -185,19 +214,6 @@ def _git(cfg: Config, *args: str, stdin: bytes | None = None) -> bytes | None:
     except OSError:
         return None
     return run.stdout if run.returncode == 0 else None
-
-
-def _vault_quiet(cfg: Config, status: bytes) -> bool:
-    """True when ``git status`` against the snapshot index shows no change in a place a pass reads."""
-    places = Places(cfg)
-    for record in status.split(b"\0"):
-        if not record:
-            continue
-        state, path = record[:2], record[3:].decode("utf-8", "surrogateescape")
-        # The first column compares the snapshot with HEAD, which does not matter; the second is the worktree.
-        if (state in (b"??", b"!!") or state[1:2] != b" ") and places.read_by_a_pass(path):
-            return False
-    return True
 
 
 class Places:
@@ -232,6 +248,14 @@ def forget(cfg: Config) -> None:
     (cfg.state_dir / SNAPSHOT).unlink(missing_ok=True)
 
 
+@dataclass
+class Carry:
+    """What a scoped pass keeps of the snapshot it started from: everything it did not read."""
+
+    seen: Seen
+    read: Callable[[str], bool]  # vault paths the scoped pass read (or would have): their old entries go
+
+
 def record(
     cfg: Config,
     walk: MemoryWalk,
@@ -240,6 +264,8 @@ def record(
     notes: Mapping[str, bytes],
     left_alone: Iterable[str],
     conflicts: Iterable[str],
+    entities: Mapping[str, Any],
+    carry: Carry | None = None,
 ) -> None:
     """Write the snapshot of a settled pass.
 
@@ -249,9 +275,24 @@ def record(
     ``notes``: every vault note as the pass leaves it (what the scan read, then the pass's writes; deletions
     removed). ``left_alone``: notes in synced places the pass does not sync (conflict copies, foreign
     notes); their content does not matter to a pass, so git hashes them as they are now.
+    ``entities``: each entity's display name and aliases, which a scoped pass needs for the entities it does
+    not read. ``carry``: for a scoped pass, which the notes and memory files it read were; every other entry
+    of the old snapshot is still true (the quick check just showed it unchanged) and is kept.
     """
+    kept: dict[str, str] = {}
+    if carry is not None:
+        old = _indexed(cfg)
+        if old is None:
+            forget(cfg)
+            return
+        kept = {p: sha for p, sha in old.items() if p not in carry.seen.vault and not carry.read(p)}
     forget(cfg)
     entries = dict(walk.entries)
+    if carry is not None:
+        saved = carry.seen.saved["memory"]
+        for key, entry in walk.entries.items():
+            if entry is None and key not in carry.seen.memory:
+                entries[key] = saved[key]  # checked by its hash in this pass's quick check
     for key, entry in walk.entries.items():
         if entry is None and key in memory_read:
             entries[key] = ["sha1", hashlib.sha1(memory_read[key]).hexdigest()]
@@ -260,7 +301,7 @@ def record(
             entries.pop(key, None)
         else:
             entries[key] = ["sha1", hashlib.sha1(data).hexdigest()]
-    expected = {path: blob_id(data) for path, data in notes.items()}
+    expected = kept | {path: blob_id(data) for path, data in notes.items()}
     if not _write_index(cfg, expected, sorted(set(left_alone))):
         return
     suspects = _suspects(cfg, expected, _refresh(cfg))
@@ -271,14 +312,42 @@ def record(
         suspects = _suspects(cfg, expected, _refresh(cfg))
     if len(suspects) > SUSPECTS_MAX:
         return  # still changing under our feet: the next pass runs in full
+    token = os.urandom(8).hex()
+    atomic_write(cfg.state_dir / ENTITIES, json.dumps({"token": token, "entities": entities}).encode())
     snapshot = {
         "key": key_of(cfg),
+        "token": token,
         "suspects": suspects,
         "base": _file_stat(cfg.state_dir / "base.sqlite"),
         "conflicts": sorted(conflicts),
         "memory": entries,
     }
     atomic_write(cfg.state_dir / SNAPSHOT, json.dumps(snapshot).encode())
+
+
+def entities(cfg: Config, seen: Seen) -> dict[str, Any] | None:
+    """The entity names recorded with the snapshot ``seen`` came from; None when they do not belong to it."""
+    try:
+        saved = json.loads((cfg.state_dir / ENTITIES).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(saved, dict) or saved.get("token") != seen.saved.get("token"):
+        return None
+    found = saved.get("entities")
+    return found if isinstance(found, dict) else None
+
+
+def _indexed(cfg: Config) -> dict[str, str] | None:
+    """Path -> blob id of every entry of the snapshot index."""
+    listing = _git(cfg, "ls-files", "--stage", "-z")
+    if listing is None:
+        return None
+    held = {}
+    for rec in listing.decode("utf-8", "surrogateescape").split("\0"):
+        meta, _, path = rec.partition("\t")
+        if path:
+            held[path] = meta.split(" ")[1]
+    return held
 
 
 def _refresh(cfg: Config) -> int:
@@ -324,14 +393,9 @@ def _write_index(cfg: Config, expected: dict[str, str], left_alone: list[str]) -
         shutil.copy2(cfg.vault / real, index)
     except OSError:
         index.unlink(missing_ok=True)
-    held: dict[str, str] = {}
-    listing = _git(cfg, "ls-files", "--stage", "-z") if index.exists() else b""
-    if listing is None:
+    held = _indexed(cfg) if index.exists() else {}
+    if held is None:
         return False
-    for rec in listing.decode("utf-8", "surrogateescape").split("\0"):
-        meta, _, path = rec.partition("\t")
-        if path:
-            held[path] = meta.split(" ")[1]
     keep = set(left_alone)
     lines = [f"100644 {sha}\t{path}\0" for path, sha in expected.items() if held.get(path) != sha]
     lines += [f"0 {ZERO_OID}\t{path}\0" for path in held if path not in expected and path not in keep]

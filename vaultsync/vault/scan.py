@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from vaultsync.fs import BEING_WRITTEN, BeingWritten, is_leftover, read_whole
 from vaultsync.model import Problem, Severity
 from vaultsync.names import daily_date, name_problem
 from vaultsync.textio import NotText, decode
-from vaultsync.vault.layout import FACTS_DIR, VaultLayout
+from vaultsync.vault.layout import FACTS_DIR, VaultLayout, slug_of
 from vaultsync.vault.notes import NoteError, read_entity_note, read_fact_note
 
 CONFLICT_MARK = ".vaultsync-conflict-"
@@ -187,6 +188,33 @@ def scan_vault(root: Path, layout: VaultLayout) -> VaultScan:
         if (root / folder).is_dir():
             scanner.walk_para(folder)
     scanner.walk_daily()
+    return scanner.scan
+
+
+def scan_vault_scope(root: Path, layout: VaultLayout, rels: Iterable[str], files: Iterable[str]) -> VaultScan:
+    """Read only the entity folders of ``rels`` and the notes of the memory files ``files``.
+
+    Folders nested in an entity folder are entities of their own and are not read; of the other notes beside
+    the entity note, only conflict copies matter to a pass (to know which are open).
+    """
+    scanner = _Scanner(root, layout)
+    for rel in rels:
+        rel_dir = layout.entity_dir(rel)
+        entries = scanner.entries(rel_dir)
+        name = slug_of(rel)
+        has_note = any(e.name == f"{name}.md" and e.is_file(follow_symlinks=False) for e in entries)
+        has_facts = any(e.name == FACTS_DIR and e.is_dir(follow_symlinks=False) for e in entries)
+        if has_note or has_facts:
+            scanner.read_entity(rel_dir, rel, name, has_note, has_facts)
+        scanner.scan.conflict_copies += [
+            f"{rel_dir}/{e.name}"
+            for e in entries
+            if CONFLICT_MARK in e.name and e.name.endswith(".md") and e.is_file(follow_symlinks=False)
+        ]
+    for mem_path in files:
+        note = layout.file_note(mem_path)
+        if note and (root / note).is_file():
+            scanner.candidate(note)
     return scanner.scan
 
 

@@ -1,0 +1,298 @@
+"""The scoped pass: after a settled pass, a change reads only the entities and files it touches, and ends exactly
+where a full pass would.
+
+Each test starts from vault-example synced and settled (every file aged, so the snapshot trusts stats), makes
+one or more edits, then copies the whole setup, state folder included. The copy's snapshot belongs to another
+configuration (its paths differ), so the copy runs a full pass. Both results are compared byte for byte: every
+file of both sides, the base, the commits' authors, subjects and files, and the report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers_twoway import (
+    ACME_DIR,
+    LIWEI,
+    LIWEI_DIR,
+    MIGUEL,
+    NOW,
+    SARAH,
+    SARAH_DIR,
+    Env,
+    build_synced,
+    clone,
+    isolate_git,
+    replace_text,
+    set_prop,
+)
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_snapshot import age_everything
+
+from vaultsync.model import Report
+
+Edit = Callable[[Env], None]
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
+    isolate_git(monkeypatch.setenv, tmp_path / "git-env")
+    return settled(tmp_path / "setup")
+
+
+def settled(root: Path) -> Env:
+    env = build_synced(root)
+    age_everything(env)
+    env.sync()
+    assert env.sync().quick, "the setup did not settle"
+    return env
+
+
+# -- edits ----------------------------------------------------------------------------------------------------
+def person_edits_fact(env: Env) -> None:
+    replace_text(env.fact_note(SARAH_DIR, "sarah-chen-001"), "manager at Acme Corp", "director at Acme Corp")
+
+
+def person_supersedes_fact(env: Env) -> None:
+    set_prop(env.fact_note(LIWEI_DIR, "li-wei-001"), "status", "superseded")
+
+
+def person_adds_fact_note(env: Env) -> None:
+    (env.vault / SARAH_DIR / "facts" / "new idea.md").write_text("Sarah Chen plays the cello\n", encoding="utf-8")
+
+
+def person_deletes_fact_note(env: Env) -> None:
+    env.fact_note(SARAH_DIR, "sarah-chen-003").unlink()
+
+
+def person_edits_entity_body(env: Env) -> None:
+    replace_text(env.note(f"{SARAH_DIR}/sarah-chen.md"), "She is organised and direct", "She is organised and kind")
+
+
+def person_adds_alias(env: Env) -> None:
+    replace_text(env.note(f"{ACME_DIR}/acme-corp.md"), "  - Acme Corp\n", "  - Acme Corp\n  - ACME Inc\n")
+
+
+def person_writes_daily_note(env: Env) -> None:
+    (env.vault / "Daily" / "2026-12-03.md").write_text("# 2026-12-03\n\n- called the bank\n", encoding="utf-8")
+
+
+def person_makes_entity(env: Env) -> None:
+    folder = env.vault / "2 Areas/people/nora-lind"
+    folder.mkdir()
+    (folder / "nora-lind.md").write_text("# Nora Lind\n\nDesigns enclosures.\n", encoding="utf-8")
+
+
+def person_moves_entity(env: Env) -> None:
+    (env.vault / "4 Archives/people").mkdir(parents=True)
+    shutil.move(env.vault / LIWEI_DIR, env.vault / "4 Archives/people/li-wei")
+
+
+def agent_adds_fact(text: str, fact_id: str = "sarah-chen-099") -> Edit:
+    def edit(env: Env) -> None:
+        record = {"id": fact_id, "fact": text, "category": "context", "timestamp": "2026-12-01"}
+        env.agent_edit(SARAH, lambda facts: facts.append({**record, "source": "chat", "status": "active"}))
+
+    return edit
+
+
+def agent_appends_daily(env: Env) -> None:
+    with (env.workspace / "memory" / "2026-12-01.md").open("a", encoding="utf-8") as f:
+        f.write("- 16:00 reviewed the enclosure drawings\n")
+
+
+def agent_starts_daily(env: Env) -> None:
+    (env.workspace / "memory" / "2026-12-02.md").write_text("# 2026-12-02\n\n- 08:00 started\n", encoding="utf-8")
+
+
+def agent_edits_memory_md(env: Env) -> None:
+    with (env.workspace / "MEMORY.md").open("a", encoding="utf-8") as f:
+        f.write("\n## Tea [P2] [2026-12-01]\n- Prefers green tea in the afternoon\n")
+
+
+def agent_renames_entity(env: Env) -> None:
+    summary = env.life / MIGUEL / "summary.md"
+    summary.write_text(summary.read_text(encoding="utf-8").replace("# Miguel Ortiz", "# Miguel A. Ortiz", 1))
+
+
+def agent_deletes_entity(env: Env) -> None:
+    shutil.rmtree(env.life / LIWEI)
+
+
+def agent_edits_summary(env: Env) -> None:
+    summary = env.life / SARAH / "summary.md"
+    summary.write_text(summary.read_text(encoding="utf-8") + "\nShe moved to the Oslo office.\n", encoding="utf-8")
+
+
+def both_edit_one_fact(env: Env) -> None:
+    replace_text(env.fact_note(SARAH_DIR, "sarah-chen-001"), "manager at Acme Corp", "director at Acme Corp")
+    env.agent_edit(SARAH, lambda facts: facts[0].update(fact="Sarah Chen is a hardware lead at Acme Corp"))
+
+
+def nothing_synced(env: Env) -> None:
+    (env.vault / "scratch.md").write_text("not in a synced place\n", encoding="utf-8")
+
+
+SCOPED: dict[str, Edit] = {
+    "person edits a fact": person_edits_fact,
+    "person supersedes a fact": person_supersedes_fact,
+    "person adds a fact note": person_adds_fact_note,
+    "person deletes a fact note": person_deletes_fact_note,
+    "person edits an entity note": person_edits_entity_body,
+    "person writes a daily note": person_writes_daily_note,
+    "agent adds a fact": agent_adds_fact("Sarah Chen booked the lab for Friday"),
+    "agent adds a fact naming others": agent_adds_fact("Sarah Chen and Miguel Ortiz met Li Wei at Acme Corp"),
+    "agent appends to today's note": agent_appends_daily,
+    "agent starts a daily note": agent_starts_daily,
+    "agent edits MEMORY.md": agent_edits_memory_md,
+    "agent edits a summary": agent_edits_summary,
+    "both edit one fact": both_edit_one_fact,
+}
+WIDENED: dict[str, Edit] = {
+    "person adds an alias": person_adds_alias,
+    "person makes an entity": person_makes_entity,
+    "person moves an entity": person_moves_entity,
+    "agent renames an entity": agent_renames_entity,
+    "agent deletes an entity": agent_deletes_entity,
+    # A fact note named like another entity's note makes [[miguel-ortiz]] ambiguous for every fact linking it.
+    "agent adds a fact named like a note": agent_adds_fact("Sarah Chen shares a desk", fact_id="miguel-ortiz"),
+}
+
+
+# -- comparing with a full pass ---------------------------------------------------------------------------------
+def base_rows(env: Env) -> dict[str, list[Any]]:
+    db = sqlite3.connect(env.cfg.state_dir / "base.sqlite")
+    try:
+        return {
+            table: sorted(db.execute(f"SELECT * FROM {table}"))  # noqa: S608 (fixed table names)
+            for table in ("units", "ids", "conflicts", "reported")
+        }
+    finally:
+        db.close()
+
+
+def commits(env: Env, since: str) -> list[tuple[str, str, set[str]]]:
+    return [env.commit_info(rev) for rev in env.commits_since(since)]
+
+
+def shown(report: Report, env: Env) -> dict[str, Any]:
+    data = report.to_json()
+    for key in ("commits", "quick", "scoped"):
+        data.pop(key)
+    return json.loads(json.dumps(data).replace(str(env.root), "ROOT"))
+
+
+def run_both(env: Env, tmp_path: Path, **options: Any) -> tuple[Report, Report]:
+    """Sync ``env`` (scoped when it can be) and a copy of it (in full); both must end the same."""
+    head = env.head()
+    ref = clone(env.root, tmp_path / f"ref-{len(list(tmp_path.glob('ref-*')))}")
+    report = env.sync(**options)
+    full = ref.sync(**options)
+    assert not full.scoped and not full.quick, "the copy must run a full pass"
+    assert env.snapshot() == ref.snapshot(), "the scoped pass left other files than a full pass"
+    assert base_rows(env) == base_rows(ref), "the scoped pass recorded another base"
+    assert commits(env, head) == commits(ref, head)
+    assert shown(report, env) == shown(full, ref)
+    return report, ref
+
+
+@pytest.mark.parametrize("edit", SCOPED.values(), ids=SCOPED.keys())
+def test_a_small_change_is_scoped_and_ends_as_a_full_pass_would(env: Env, tmp_path: Path, edit: Edit) -> None:
+    edit(env)
+    report, _ = run_both(env, tmp_path)
+    assert report.scoped, "the pass read everything"
+    assert report.changes, "the edit was not carried"
+    after = env.sync()
+    assert after.quick or not after.actions, f"the scoped pass did not settle: {after.actions}"
+
+
+@pytest.mark.parametrize("edit", WIDENED.values(), ids=WIDENED.keys())
+def test_a_change_to_names_or_the_set_of_entities_runs_in_full(env: Env, tmp_path: Path, edit: Edit) -> None:
+    edit(env)
+    report, _ = run_both(env, tmp_path, confirm_deletes=True)
+    assert not report.scoped and not report.quick
+    assert report.changes
+
+
+def test_a_change_outside_synced_places_is_quick(env: Env) -> None:
+    nothing_synced(env)
+    assert env.sync().quick
+
+
+def test_a_new_mention_links_an_entity_the_pass_did_not_read(env: Env, tmp_path: Path) -> None:
+    agent_adds_fact("Sarah Chen and Miguel Ortiz met Li Wei at Acme Corp")(env)
+    report, _ = run_both(env, tmp_path)
+    assert report.scoped
+    text = env.fact_note(SARAH_DIR, "sarah-chen-099").read_text(encoding="utf-8")
+    for link in ("[[miguel-ortiz|Miguel Ortiz]]", "[[li-wei|", "[[acme-corp|Acme Corp]]"):
+        assert link in text, f"{link} missing from the new fact's mentions:\n{text}"
+
+
+def test_a_conflict_copy_resolved_later_is_committed_by_a_scoped_pass(env: Env, tmp_path: Path) -> None:
+    both_edit_one_fact(env)
+    first, _ = run_both(env, tmp_path)
+    assert first.scoped and len(first.conflicts) == 1
+    assert env.sync().open_conflicts == [first.conflicts[0].copy_path], "a quick pass forgot the open copy"
+    (env.vault / first.conflicts[0].copy_path).unlink()
+    report, _ = run_both(env, tmp_path)
+    assert report.scoped and report.open_conflicts == []
+    assert "conflict resolved" in env.git("log", "-1", "--format=%s")
+    assert env.git("status", "--porcelain") == ""
+    assert env.sync().quick
+
+
+def test_a_scoped_pass_keeps_the_deletion_guard(env: Env, tmp_path: Path) -> None:
+    """Deleting most facts of one entity is a small share of the vault: the guard counts every unit."""
+    for note in (env.vault / SARAH_DIR / "facts").glob("*.md"):
+        note.unlink()
+    report, _ = run_both(env, tmp_path)
+    assert report.scoped and not report.stopped
+    assert env.facts(SARAH) == []
+
+
+def test_an_edit_that_keeps_size_and_mtime_in_a_file_the_scoped_pass_wrote_is_seen(env: Env) -> None:
+    agent_adds_fact("Sarah Chen booked the lab for Friday")(env)
+    assert env.sync().scoped
+    note = env.fact_note(SARAH_DIR, "sarah-chen-099")
+    old = note.read_bytes()
+    new = old.replace(b"Friday", b"Monday")
+    st = note.stat()
+    note.write_bytes(new)
+    os.utime(note, ns=(st.st_atime_ns, st.st_mtime_ns))
+    report = env.sync()
+    assert report.scoped and not report.quick
+    assert env.fact(SARAH, "sarah-chen-099")["fact"] == "Sarah Chen booked the lab for Monday"
+
+
+EDITS = {**SCOPED, **WIDENED}
+
+
+@settings(
+    max_examples=int(os.environ.get("VAULTSYNC_SCOPED_EXAMPLES", "6")),
+    deadline=None,
+    derandomize="VAULTSYNC_SCOPED_EXAMPLES" not in os.environ,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(rounds=st.lists(st.lists(st.sampled_from(sorted(EDITS)), min_size=1, max_size=3), min_size=1, max_size=3))
+def test_rounds_of_mixed_edits_end_as_full_passes_would(
+    rounds: list[list[str]], tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each round applies a few edits (those that no longer apply are skipped), then compares with a full pass."""
+    tmp = tmp_path_factory.mktemp("rounds")
+    isolate_git(monkeypatch.setenv, tmp / "git-env")
+    env = settled(tmp / "setup")
+    for n, names in enumerate(rounds):
+        for name in names:
+            try:
+                EDITS[name](env)
+            except (OSError, AssertionError, ValueError):
+                continue  # already done in an earlier round (a folder moved, a note deleted)
+        run_both(env, tmp, confirm_deletes=True, now=lambda n=n: NOW.replace(minute=n))
