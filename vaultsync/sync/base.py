@@ -64,9 +64,15 @@ class BaseStore:
     def keys(self) -> list[str]:
         return [key for (key,) in self.db.execute("SELECT key FROM units")]
 
-    def ids(self) -> dict[str, set[str]]:
+    def ids(self, entities: Iterable[str] | None = None) -> dict[str, set[str]]:
+        """Fact ids each entity has used, so a new fact never gets one again; all entities', or ``entities``'."""
         seen: dict[str, set[str]] = {}
-        for entity, fact_id in self.db.execute("SELECT entity, id FROM ids"):
+        if entities is None:
+            rows = list(self.db.execute("SELECT entity, id FROM ids"))
+        else:
+            query = "SELECT entity, id FROM ids WHERE entity = ?"
+            rows = [row for entity in entities for row in self.db.execute(query, (entity,))]
+        for entity, fact_id in rows:
             seen.setdefault(entity, set()).add(fact_id)
         return seen
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
@@ -178,7 +178,7 @@ def run_full(
     try:
         narrowed = _narrow(cfg, layout, store, seen) if seen is not None else None
         if narrowed is not None:
-            scoped = replace(report, scoped=True)
+            scoped = Report(dry_run=report.dry_run, scoped=True)  # a widened attempt leaves no trace
             if _run(cfg, options, scoped, layout, store, today, walk, narrowed) is not None:
                 return scoped
         result = _run(cfg, options, report, layout, store, today, walk, None)
@@ -193,7 +193,6 @@ class Narrowed:
     seen: snapshot.Seen
     scope: Scope
     context: Context
-    inside: list[str]  # base units in scope
     unread: int  # base units out of scope
 
 
@@ -205,8 +204,8 @@ def _narrow(cfg: Config, layout: VaultLayout, store: BaseStore, seen: snapshot.S
     scope = narrow(seen, layout, keys, entities)
     if scope is None:
         return None
-    inside = scope.base_keys(keys)
-    return Narrowed(seen, scope, Context(scope, layout, keys, entities), inside, len(keys) - len(inside))
+    context = Context(scope, layout, keys, entities)
+    return Narrowed(seen, scope, context, len(keys) - len(context.keys))
 
 
 def _run(
@@ -222,7 +221,7 @@ def _run(
     """The pass; None when a scoped one finds, before writing anything, that it must run in full."""
     if narrowed is not None:
         scope = narrowed.scope
-        base = store.load(narrowed.inside)
+        base = store.load(narrowed.context.keys)
         mem = scan_memory_scope(cfg.workspace, cfg.life, scope.rels, scope.files)
         vault = scan_vault_scope(cfg.vault, layout, scope.rels, scope.files)
     else:
@@ -233,7 +232,7 @@ def _run(
     moves = detect_moves(mem, vault, base) if narrowed is None else []
     renamed = apply_moves(moves, mem, base, cfg.life)
     earlier = _uncommitted(cfg)
-    world = gather(mem, vault, base, layout, store.ids(), today, earlier)
+    world = gather(mem, vault, base, layout, store.ids(narrowed.scope.rels if narrowed else None), today, earlier)
     report.problems += world.problems
     decide_all(world)
 
@@ -361,7 +360,9 @@ def _run(
     )
     report.open_conflicts = sorted(set(report.open_conflicts) | {c.copy_path for c in plan.conflicts})
     if not moves and not applied.failed_keys and _settled(report):
-        carry = snapshot.Carry(narrowed.seen, narrowed.scope.reads(layout)) if narrowed else None
+        carry = (
+            snapshot.Carry(narrowed.seen, narrowed.scope.reads(layout), narrowed.context.inside) if narrowed else None
+        )
         _record(cfg, walk, mem, vault, world.foreign, applied, report.open_conflicts, plan.names, carry)
     return report
 

@@ -184,8 +184,7 @@ class Planner:
             if self.plan.widen:
                 return
             self.plan.names = self.context.names | own
-            note_paths += self.context.outside
-        links = LinkIndex(note_paths)
+        links = LinkIndex(note_paths, self.context.outside if self.context else None)
         entity_links = {rel: links.link(self.layout.entity_note(rel), n) for rel, (n, _) in self.plan.names.items()}
         matcher = MentionMatcher(_mention_names(self.plan.names))
 

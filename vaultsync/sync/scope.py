@@ -15,10 +15,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from vaultsync.names import daily_date, fold
+from vaultsync.names import daily_date
 from vaultsync.sync.snapshot import Seen
 from vaultsync.sync.units import CREATABLE
-from vaultsync.vault.layout import VaultLayout, slug_of, split_fact_key
+from vaultsync.vault.layout import VaultLayout, slug_of
+from vaultsync.vault.links import note_stem
 from vaultsync.vault.scan import CONFLICT_MARK
 
 SCOPE_MAX = 200  # more entities and files than this: a full pass costs about the same and sees more
@@ -31,18 +32,6 @@ Names = tuple[str, tuple[str, ...]]  # an entity's display name and its own alia
 class Scope:
     rels: frozenset[str]  # entities to read
     files: frozenset[str]  # memory paths of files to read
-
-    def base_keys(self, keys: Iterable[str]) -> list[str]:
-        """The base units this scope covers."""
-        found = []
-        for key in keys:
-            kind, _, rest = key.partition(":")
-            if kind == "file":
-                if rest in self.files:
-                    found.append(key)
-            elif (split_fact_key(key)[0] if kind == "fact" else rest) in self.rels:
-                found.append(key)
-        return found
 
     def reads(self, layout: VaultLayout) -> Callable[[str], bool]:
         """Whether a scoped pass over this scope reads the vault path it is given."""
@@ -116,22 +105,33 @@ class Context:
         for rel, value in entities.items():
             name, aliases = value
             self.names[rel] = (str(name), tuple(str(a) for a in aliases))
-        self.outside: list[str] = []  # note paths of units out of scope
+        self.keys: list[str] = []  # base units in scope
         self.inside: set[str] = set()  # note paths of units in scope, before the pass
+        outside: list[str] = []  # note names of units out of scope
         for rel in self.names:
-            target = self.inside.add if rel in scope.rels else self.outside.append
-            target(layout.entity_note(rel))
+            if rel in scope.rels:
+                self.inside.add(layout.entity_note(rel))
+            else:
+                outside.append(slug_of(rel))
+        rels = scope.rels
         for key in base_keys:
-            kind, _, rest = key.partition(":")
-            if kind == "fact":
-                rel, note = split_fact_key(key)
-                target = self.inside.add if rel in scope.rels else self.outside.append
-                target(layout.fact_note(rel, note))
-            elif kind == "file":
-                path = layout.file_note(rest)
-                if path:
-                    target = self.inside.add if rest in scope.files else self.outside.append
-                    target(path)
+            if key.startswith("fact:"):
+                rel, _, note = key[5:].partition("#")
+                if rel in rels:
+                    self.keys.append(key)
+                    self.inside.add(layout.fact_note(rel, note))
+                else:
+                    outside.append(note)
+            elif key.startswith("file:"):
+                path = layout.file_note(key[5:])
+                if key[5:] in scope.files:
+                    self.keys.append(key)
+                    self.inside |= {path} if path else set()
+                elif path:
+                    outside.append(path)
+            elif key[len("entity:") :] in rels:
+                self.keys.append(key)
+        self.outside = Counter(map(note_stem, outside))  # how many unread notes have each name
 
     def widen(self, names: Mapping[str, Names], inside: Iterable[str]) -> str:
         """Why the scoped pass must become a full one ("" when it need not).
@@ -146,14 +146,9 @@ class Context:
         moved = after ^ self.inside
         if not moved:
             return ""
-        stems = Counter(_stem(p) for p in self.outside)
-        before = stems + Counter(_stem(p) for p in self.inside)
-        now = stems + Counter(_stem(p) for p in after)
-        for stem in {_stem(p) for p in moved}:
-            if before[stem] > 1 or now[stem] > 1:
+        before = Counter(map(note_stem, self.inside))
+        now = Counter(map(note_stem, after))
+        for stem in set(map(note_stem, moved)):
+            if self.outside[stem] + before[stem] > 1 or self.outside[stem] + now[stem] > 1:
                 return f"a note named {stem!r} changes which links are short"
         return ""
-
-
-def _stem(path: str) -> str:
-    return fold(path.rsplit("/", 1)[-1].removesuffix(".md"))

@@ -45,6 +45,7 @@ RACY_NS = 2_000_000_000  # coarser than any file system's timestamps (FAT keeps 
 SUSPECTS_MAX = 2000  # more notes than this to hash on every quick check: better one more full pass
 COARSE_CLOCK_NS = 20_000_000  # file times lag the wall clock by up to a timer tick
 ZERO_OID = "0" * 40
+PATHS_PER_CALL = 500  # paths given to one git command line, well under any system's argument limit
 
 Stat = list[int]
 Entry = Stat | list[str] | None  # a stat, ["sha1", hex digest] of what the pass wrote, or None: unknown
@@ -207,8 +208,11 @@ def _changed_notes(suspects: dict[str, Any], cfg: Config) -> set[str]:
     return changed
 
 
-def _git(cfg: Config, *args: str, stdin: bytes | None = None) -> bytes | None:
-    env = {**os.environ, "GIT_INDEX_FILE": str(cfg.state_dir / INDEX)}
+def _git(cfg: Config, *args: str, stdin: bytes | None = None, private: bool = True) -> bytes | None:
+    """git on the snapshot index (``private``) or on the repository's own."""
+    env = {k: v for k, v in os.environ.items() if k != "GIT_INDEX_FILE"}
+    if private:
+        env["GIT_INDEX_FILE"] = str(cfg.state_dir / INDEX)
     try:
         run = subprocess.run(["git", *args], cwd=cfg.vault, input=stdin, capture_output=True, env=env)
     except OSError:
@@ -254,6 +258,7 @@ class Carry:
 
     seen: Seen
     read: Callable[[str], bool]  # vault paths the scoped pass read (or would have): their old entries go
+    before: set[str]  # the notes of the units in scope, as the snapshot knew them
 
 
 def record(
@@ -279,13 +284,6 @@ def record(
     not read. ``carry``: for a scoped pass, which the notes and memory files it read were; every other entry
     of the old snapshot is still true (the quick check just showed it unchanged) and is kept.
     """
-    kept: dict[str, str] = {}
-    if carry is not None:
-        old = _indexed(cfg)
-        if old is None:
-            forget(cfg)
-            return
-        kept = {p: sha for p, sha in old.items() if p not in carry.seen.vault and not carry.read(p)}
     forget(cfg)
     entries = dict(walk.entries)
     if carry is not None:
@@ -301,19 +299,23 @@ def record(
             entries.pop(key, None)
         else:
             entries[key] = ["sha1", hashlib.sha1(data).hexdigest()]
-    expected = kept | {path: blob_id(data) for path, data in notes.items()}
-    if not _write_index(cfg, expected, sorted(set(left_alone))):
-        return
-    suspects = _suspects(cfg, expected, _refresh(cfg))
-    if len(suspects) > SUSPECTS_MAX:
-        # A first import wrote every note in this second. Once it is past, a refresh records stat data git can
-        # trust, instead of leaving thousands of notes to hash on every quick check.
-        time.sleep(1.0 - time.time() % 1.0 + COARSE_CLOCK_NS / 1e9)
-        suspects = _suspects(cfg, expected, _refresh(cfg))
-    if len(suspects) > SUSPECTS_MAX:
-        return  # still changing under our feet: the next pass runs in full
+    expected = {path: blob_id(data) for path, data in notes.items()}
     token = os.urandom(8).hex()
-    atomic_write(cfg.state_dir / ENTITIES, json.dumps({"token": token, "entities": entities}).encode())
+    if carry is not None:
+        suspects = _patch_index(cfg, carry, expected, sorted(set(left_alone)))
+        token = str(carry.seen.saved.get("token"))  # the entities it read kept their names
+    elif _write_index(cfg, expected, sorted(set(left_alone))):
+        suspects = _suspects(cfg, expected, _refresh(cfg))
+        if len(suspects) > SUSPECTS_MAX:
+            # A first import wrote every note in this second. Once it is past, a refresh records stat data git
+            # can trust, instead of leaving thousands of notes to hash on every quick check.
+            time.sleep(1.0 - time.time() % 1.0 + COARSE_CLOCK_NS / 1e9)
+            suspects = _suspects(cfg, expected, _refresh(cfg))
+        atomic_write(cfg.state_dir / ENTITIES, json.dumps({"token": token, "entities": entities}).encode())
+    else:
+        return
+    if suspects is None or len(suspects) > SUSPECTS_MAX:
+        return  # still changing under our feet: the next pass runs in full
     snapshot = {
         "key": key_of(cfg),
         "token": token,
@@ -323,6 +325,35 @@ def record(
         "memory": entries,
     }
     atomic_write(cfg.state_dir / SNAPSHOT, json.dumps(snapshot).encode())
+
+
+def _patch_index(cfg: Config, carry: Carry, expected: dict[str, str], left_alone: list[str]) -> dict[str, str] | None:
+    """Bring the snapshot index from the last settled pass up to this scoped one; returns the suspects.
+
+    Only the notes the pass read or wrote and the copies it left alone change. Each is hashed from disk with
+    its stat data (``update-index --add``); one whose blob is not what the pass expects (saved again since)
+    is set to the expected blob without stat data, so the next quick check sees it changed. Every other entry
+    keeps the stat data git recorded before, so its suspects stay the old ones.
+    """
+    fresh = set(expected) | set(left_alone)
+    gone = sorted((carry.before | carry.seen.vault) - fresh)
+    removal = "".join(f"0 {ZERO_OID}\t{path}\0" for path in gone).encode()
+    if removal and _git(cfg, "update-index", "-z", "--index-info", stdin=removal) is None:
+        return None
+    started = time.time_ns()
+    present = [p for p in sorted(fresh) if os.path.lexists(cfg.vault / p)]
+    listing = "".join(f"{path}\0" for path in present).encode()
+    if listing and _git(cfg, "update-index", "--add", "-z", "--stdin", stdin=listing) is None:
+        return None
+    held = _indexed(cfg, present) if present else {}
+    if held is None:
+        return None
+    lines = [f"100644 {sha}\t{path}\0" for path, sha in expected.items() if held.get(path) != sha]
+    if lines and _git(cfg, "update-index", "-z", "--index-info", stdin="".join(lines).encode()) is None:
+        return None
+    old: dict[str, str] = carry.seen.saved.get("suspects", {})
+    suspects = {p: sha for p, sha in old.items() if p not in fresh and p not in gone}
+    return suspects | _suspects(cfg, {p: sha for p, sha in expected.items() if p in held}, started)
 
 
 def entities(cfg: Config, seen: Seen) -> dict[str, Any] | None:
@@ -337,9 +368,14 @@ def entities(cfg: Config, seen: Seen) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
-def _indexed(cfg: Config) -> dict[str, str] | None:
-    """Path -> blob id of every entry of the snapshot index."""
-    listing = _git(cfg, "ls-files", "--stage", "-z")
+def _indexed(cfg: Config, paths: list[str] | None = None) -> dict[str, str] | None:
+    """Path -> blob id of every entry of the snapshot index, or of those at ``paths``."""
+    if paths is None:
+        listing = _git(cfg, "ls-files", "--stage", "-z")
+    else:
+        chunks = [paths[i : i + PATHS_PER_CALL] for i in range(0, len(paths), PATHS_PER_CALL)]
+        parts = [_git(cfg, "--literal-pathspecs", "ls-files", "--stage", "-z", "--", *chunk) for chunk in chunks]
+        listing = None if None in parts else b"".join(p for p in parts if p)
     if listing is None:
         return None
     held = {}
@@ -388,7 +424,7 @@ def _write_index(cfg: Config, expected: dict[str, str], left_alone: list[str]) -
         return False
     # Start from the repository's index: its stat data is fresh for everything just committed. copy2 keeps
     # the file's mtime, which git's racily-clean check compares entries against.
-    real = Path((_git(cfg, "rev-parse", "--git-path", "index") or b"").decode().strip() or ".git/index")
+    real = Path((_git(cfg, "rev-parse", "--git-path", "index", private=False) or b"").decode().strip() or ".git/index")
     try:
         shutil.copy2(cfg.vault / real, index)
     except OSError:

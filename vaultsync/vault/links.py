@@ -77,11 +77,19 @@ def _alias(text: str) -> str:
     return re.sub(r"[\[\]|]", "", text).strip()
 
 
+def note_stem(path: str) -> str:
+    """The name a wiki-link uses for a note, in the form two names collide in."""
+    return fold(path.rsplit("/", 1)[-1].removesuffix(".md"))
+
+
 class LinkIndex:
     """Knows every note name vaultsync renders, to decide when a bare name is ambiguous."""
 
-    def __init__(self, note_paths: Iterable[str]) -> None:
-        self._counts = Counter(fold(p.rsplit("/", 1)[-1].removesuffix(".md")) for p in note_paths)
+    def __init__(self, note_paths: Iterable[str], more: Counter[str] | None = None) -> None:
+        """``more``: stems of further notes, already counted (a scoped pass's unread notes)."""
+        self._counts = Counter(map(note_stem, note_paths))
+        if more:
+            self._counts.update(more)
 
     def link(self, note_path: str, display: str | None = None) -> str:
         stem = note_path.removesuffix(".md")
