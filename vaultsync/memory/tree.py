@@ -78,11 +78,13 @@ def parse_summary(raw: bytes) -> Summary:
 
 
 class _Scanner:
-    def __init__(self, workspace: Path, life: Path, reserved: frozenset[str]) -> None:
+    def __init__(self, workspace: Path, life: Path, reserved: frozenset[str], listing: bool = False) -> None:
         self.workspace = workspace
         self.life = life
         self.reserved = reserved
+        self.listing = listing  # find entities and files with the same checks, but read none of them
         self.scan = MemoryScan()
+        self.found = MemoryListing()
 
     def problem(self, path: Path, message: str, severity: Severity = Severity.ERROR) -> None:
         self.scan.problems.append(Problem(str(path), message, severity))
@@ -157,6 +159,9 @@ class _Scanner:
         self.add_file(f"life/{rel}", path)
 
     def add_file(self, mem_path: str, path: Path) -> None:
+        if self.listing:
+            self.found.files.append(mem_path)
+            return
         try:
             raw = read_whole(path)
             decode(raw)
@@ -176,6 +181,9 @@ class _Scanner:
     def read_entity(self, folder: Path, rel: str, entries: list[os.DirEntry[str]]) -> None:
         if rel.split("/", 1)[0] not in PARA_KEYS or "/" not in rel:
             self.problem(folder, "entity folder outside life/<projects|areas|resources|archives>/; skipped")
+            return
+        if self.listing:
+            self.found.rels.append(rel)
             return
         entity = MemEntity(rel=rel, folder=folder)
         names = {e.name: e for e in entries}
@@ -272,15 +280,36 @@ class _Scanner:
 
 def scan_memory(workspace: Path, life: Path, reserved: frozenset[str] = frozenset()) -> MemoryScan:
     """Read both memory roots. ``reserved`` names life/ folders whose vault place is taken by workspace files."""
-    scanner = _Scanner(workspace, life, reserved)
-    for root, what in ((workspace, "workspace"), (life, "life")):
+    return _walk(_Scanner(workspace, life, reserved)).scan
+
+
+@dataclass
+class MemoryListing:
+    """The entities and files a scan would read, for reading them a batch at a time."""
+
+    rels: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)  # memory paths
+    problems: list[Problem] = field(default_factory=list)  # those the walk itself finds (names, links, folders)
+    leftovers: list[Path] = field(default_factory=list)
+
+
+def list_memory(workspace: Path, life: Path, reserved: frozenset[str] = frozenset()) -> MemoryListing:
+    """What ``scan_memory`` would read, found the same way but not read."""
+    scanner = _walk(_Scanner(workspace, life, reserved, listing=True))
+    scanner.found.problems = scanner.scan.problems
+    scanner.found.leftovers = scanner.scan.leftovers
+    return scanner.found
+
+
+def _walk(scanner: _Scanner) -> _Scanner:
+    for root, what in ((scanner.workspace, "workspace"), (scanner.life, "life")):
         if not root.is_dir():
             scanner.problem(root, f"the {what} root is missing")
-    if life.is_dir():
-        scanner.walk_life(life, "")
-    if workspace.is_dir():
+    if scanner.life.is_dir():
+        scanner.walk_life(scanner.life, "")
+    if scanner.workspace.is_dir():
         scanner.walk_workspace()
-    return scanner.scan
+    return scanner
 
 
 def scan_memory_scope(workspace: Path, life: Path, rels: Iterable[str], files: Iterable[str]) -> MemoryScan:

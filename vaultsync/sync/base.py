@@ -7,6 +7,7 @@ killed mid-way leaves the previous base intact and the next pass converges from 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Iterable, Mapping
@@ -50,6 +51,9 @@ class BaseStore:
     def close(self) -> None:
         self.db.close()
 
+    def commit(self) -> None:
+        self.db.commit()
+
     def load(self, keys: Iterable[str] | None = None) -> dict[str, BaseEntry]:
         """Every unit, or only ``keys`` (a scoped pass reads the few units it touches)."""
         if keys is None:
@@ -60,6 +64,9 @@ class BaseStore:
             for data, extra in self.db.execute("SELECT data, extra FROM units WHERE key = ?", (key,)):
                 found[key] = BaseEntry(bytes(data), json.loads(extra))
         return found
+
+    def empty(self) -> bool:
+        return self.db.execute("SELECT 1 FROM units LIMIT 1").fetchone() is None
 
     def keys(self) -> list[str]:
         return [key for (key,) in self.db.execute("SELECT key FROM units")]
@@ -90,9 +97,15 @@ class BaseStore:
         conflicts: Mapping[str, tuple[str, str]] | None = None,
         resolved: Iterable[str] = (),
         reported: Iterable[str] = (),
+        *,
+        commit: bool = True,
     ) -> None:
-        """Record one pass's outcome in a single transaction: all of it or none of it."""
-        with self.db:
+        """Record one pass's outcome in a single transaction: all of it or none of it.
+
+        ``commit=False`` leaves the transaction open for more (a first import saves batch by batch and commits
+        once, after the git commit); ``commit()`` or ``close()`` (which discards it) ends it.
+        """
+        with self.db if commit else contextlib.nullcontext():
             self.db.executemany("DELETE FROM units WHERE key = ?", ((k,) for k in deletes))
             self.db.executemany(
                 "INSERT OR REPLACE INTO units (key, data, extra) VALUES (?, ?, ?)",

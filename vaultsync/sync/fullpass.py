@@ -16,7 +16,7 @@ from git import InvalidGitRepositoryError, NoSuchPathError
 from vaultsync.config import Config
 from vaultsync.fs import atomic_write
 from vaultsync.gitrepo import Author, GitFailed, VaultRepo
-from vaultsync.memory.tree import MemoryScan, scan_memory, scan_memory_scope
+from vaultsync.memory.tree import MemoryScan, list_memory, scan_memory, scan_memory_scope
 from vaultsync.model import Change, Problem, Report, Severity
 from vaultsync.secrets import scan_bytes
 from vaultsync.sync import snapshot
@@ -181,7 +181,8 @@ def run_full(
             scoped = Report(dry_run=report.dry_run, scoped=True)  # a widened attempt leaves no trace
             if _run(cfg, options, scoped, layout, store, today, walk, narrowed) is not None:
                 return scoped
-        result = _run(cfg, options, report, layout, store, today, walk, None)
+        result = _import(cfg, options, report, layout, store, today, walk)
+        result = result or _run(cfg, options, report, layout, store, today, walk, None)
         assert result is not None
         return result
     finally:
@@ -206,6 +207,44 @@ def _narrow(cfg: Config, layout: VaultLayout, store: BaseStore, seen: snapshot.S
         return None
     context = Context(scope, layout, keys, entities)
     return Narrowed(seen, scope, context, len(keys) - len(context.keys))
+
+
+def _repo(cfg: Config, report: Report) -> VaultRepo | None:
+    """The vault's repository when a pass may write to it; None (with the reason in the report) when not."""
+    try:
+        repo = VaultRepo(cfg.vault)
+    except (InvalidGitRepositoryError, NoSuchPathError):
+        report.stopped = f"{cfg.vault} is not a git repository; run `vaultsync init` or `git init` there"
+        return None
+    busy = repo.busy()
+    if busy:
+        report.stopped = busy + "; nothing was written"
+        return None
+    return repo
+
+
+def _import(
+    cfg: Config,
+    options: PassOptions,
+    report: Report,
+    layout: VaultLayout,
+    store: BaseStore,
+    today: date,
+    walk: snapshot.MemoryWalk,
+) -> Report | None:
+    """A first import into an empty vault, run batch by batch (``firstimport.py``); None when this is none."""
+    if options.dry_run or options.import_batch <= 0 or not store.empty() or _uncommitted(cfg):
+        return None
+    vault = scan_vault(cfg.vault, layout)
+    if vault.entities or vault.files or vault.conflict_copies or vault.foreign or vault.problems or vault.leftovers:
+        return None
+    repo = _repo(cfg, report)
+    if repo is None:
+        return report
+    from vaultsync.sync.firstimport import run_import
+
+    listing = list_memory(cfg.workspace, cfg.life, layout.reserved_life_dirs())
+    return run_import(cfg, options, report, layout, store, repo, today, walk, listing)
 
 
 def _run(
@@ -300,14 +339,8 @@ def _run(
     if options.dry_run:
         return report
 
-    try:
-        repo = VaultRepo(cfg.vault)
-    except (InvalidGitRepositoryError, NoSuchPathError):
-        report.stopped = f"{cfg.vault} is not a git repository; run `vaultsync init` or `git init` there"
-        return report
-    busy = repo.busy()
-    if busy:
-        report.stopped = busy + "; nothing was written"
+    repo = _repo(cfg, report)
+    if repo is None:
         return report
     person = repo.person(cfg.git.person_name, cfg.git.person_email)
     person_changes = [c for c in changes if c.side == "vault"]
@@ -407,4 +440,5 @@ def _record(
     if carry is not None:  # changed copies elsewhere (a resolved one is gone): as they are now
         left_alone += [p for p in carry.seen.vault if not carry.read(p) and (cfg.vault / p).exists()]
     entities = {rel: [name, list(aliases)] for rel, (name, aliases) in names.items()}
-    snapshot.record(cfg, walk, written, read, notes, left_alone, open_, entities, carry)
+    blobs = {path: snapshot.blob_id(data) for path, data in notes.items()}
+    snapshot.record(cfg, walk, written, read, blobs, left_alone, open_, entities, carry)

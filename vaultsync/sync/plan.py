@@ -28,7 +28,7 @@ from vaultsync.memory.tree import MemoryScan, Summary
 from vaultsync.model import PARA_KEYS, Change, Conflict, EntityContent, Problem, Record, Severity, canonical
 from vaultsync.sync.base import BaseEntry
 from vaultsync.sync.decide import UNKNOWN, Outcome
-from vaultsync.sync.scope import Context, Names
+from vaultsync.sync.scope import Context, Names, Planned
 from vaultsync.sync.units import ENTITY, FACT, FILE, World, encode_base, kind_of, plain
 from vaultsync.textio import newline_of
 from vaultsync.vault.layout import VaultLayout, entity_key, fact_key, slug_of, split_fact_key
@@ -80,6 +80,7 @@ class Plan:
     problems: list[Problem] = field(default_factory=list)
     keep_dirs: set[Path] = field(default_factory=set)  # never removed when a deletion empties them
     names: dict[str, Names] = field(default_factory=dict)  # every entity's display name and aliases after the pass
+    own: dict[str, Names] = field(default_factory=dict)  # those of the entities this plan renders
     widen: str = ""  # why a scoped pass must run in full instead; nothing else of the plan is complete then
 
 
@@ -122,7 +123,7 @@ class Planner:
         mem: MemoryScan,
         vault: VaultScan,
         base: dict[str, BaseEntry],
-        context: Context | None = None,
+        context: Context | Planned | None = None,
     ) -> None:
         self.cfg = cfg
         self.context = context
@@ -170,21 +171,27 @@ class Planner:
         return entity.doc.wrapper if entity and entity.doc else {}
 
     # -- the vault side ------------------------------------------------------------------------------
-    def vault_side(self) -> None:
+    def names_and_notes(self) -> tuple[list[str], dict[str, Names], list[str]]:
+        """The entities to render, their display names and aliases, and the paths of every note this plan holds."""
         rels = self.entities()
-        names = {rel: display_name(self.final_content.get(rel), self.wrapper(rel), rel) for rel in rels}
-        own = {rel: (names[rel], self._aliases(rel)) for rel in rels}
+        own = {rel: (self._name(rel), self._aliases(rel)) for rel in rels}
         note_paths = [self.layout.entity_note(r) for r in rels]
         note_paths += [self.layout.fact_note(r, n) for r in rels for n in self.final_facts.get(r, {})]
         note_paths += [p for p in map(self.layout.file_note, self.final_files) if p]
-        self.plan.names = own
-        if self.context is not None:
-            # A scoped pass: the other entities are as the last settled pass left them.
+        return rels, own, note_paths
+
+    def vault_side(self) -> None:
+        rels, own, note_paths = self.names_and_notes()
+        self.plan.names = self.plan.own = own
+        if self.context is None:
+            links = LinkIndex(note_paths)
+        else:
+            # The other entities are as the last settled pass left them, or as a first import will write them.
             self.plan.widen = self.context.widen(own, note_paths)
             if self.plan.widen:
                 return
             self.plan.names = self.context.names | own
-        links = LinkIndex(note_paths, self.context.outside if self.context else None)
+            links = self.context.links(note_paths)
         entity_links = {rel: links.link(self.layout.entity_note(rel), n) for rel, (n, _) in self.plan.names.items()}
         matcher = MentionMatcher(_mention_names(self.plan.names))
 
@@ -209,10 +216,13 @@ class Planner:
                 props = fact_properties(record, view)
                 self.fact_derived[fact_key(rel, note)] = {k: props[k] for k in FACT_DERIVED if k in props}
                 self._fact_note(rel, note, record, view, props)
-            derived = self._derived(rel, names[rel], facts, sorted(related))
+            derived = self._derived(rel, own[rel][0], facts, sorted(related))
             self._entity_note(rel, derived)
         self._vault_deletions(set(rels))
         self._vault_files()
+
+    def _name(self, rel: str) -> str:
+        return display_name(self.final_content.get(rel), self.wrapper(rel), rel)
 
     def _aliases(self, rel: str) -> tuple[str, ...]:
         content = self.final_content.get(rel)
@@ -526,7 +536,7 @@ def make_plan(
     vault: VaultScan,
     base: dict[str, BaseEntry],
     stamp: str,
-    context: Context | None = None,
+    context: Context | Planned | None = None,
 ) -> Plan:
     """The plan for the units of ``world``; with ``context``, a scoped pass's, whose other entities are unread."""
     planner = Planner(cfg, layout, world, mem, vault, base, context)

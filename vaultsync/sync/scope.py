@@ -19,7 +19,7 @@ from vaultsync.names import daily_date
 from vaultsync.sync.snapshot import Seen
 from vaultsync.sync.units import CREATABLE
 from vaultsync.vault.layout import VaultLayout, slug_of
-from vaultsync.vault.links import note_stem
+from vaultsync.vault.links import LinkIndex, note_stem
 from vaultsync.vault.scan import CONFLICT_MARK
 
 SCOPE_MAX = 200  # more entities and files than this: a full pass costs about the same and sees more
@@ -152,3 +152,21 @@ class Context:
             if self.outside[stem] + before[stem] > 1 or self.outside[stem] + now[stem] > 1:
                 return f"a note named {stem!r} changes which links are short"
         return ""
+
+    def links(self, note_paths: Iterable[str]) -> LinkIndex:
+        """Links as the whole vault decides them: the scoped notes plus every unread one."""
+        return LinkIndex(note_paths, self.outside)
+
+
+class Planned:
+    """Every entity's name and every note's name, known before a batch is planned (a first import's batches)."""
+
+    def __init__(self, names: dict[str, Names], counts: Counter[str]) -> None:
+        self.names = names
+        self.counts = counts  # how many notes have each name, the batch's own included
+
+    def widen(self, names: Mapping[str, Names], inside: Iterable[str]) -> str:
+        return ""  # nothing was read before to disagree with
+
+    def links(self, note_paths: Iterable[str]) -> LinkIndex:
+        return LinkIndex((), self.counts)

@@ -266,7 +266,7 @@ def record(
     walk: MemoryWalk,
     memory_written: Mapping[str, bytes | None],
     memory_read: Mapping[str, bytes],
-    notes: Mapping[str, bytes],
+    notes: Mapping[str, str],
     left_alone: Iterable[str],
     conflicts: Iterable[str],
     entities: Mapping[str, Any],
@@ -277,9 +277,9 @@ def record(
     ``memory_written``: memory files the pass wrote (bytes) or deleted (None), keyed like the walk.
     ``memory_read``: memory files as the scan read them; one too fresh for its stat to be trusted is recorded
     by the hash of those bytes instead.
-    ``notes``: every vault note as the pass leaves it (what the scan read, then the pass's writes; deletions
-    removed). ``left_alone``: notes in synced places the pass does not sync (conflict copies, foreign
-    notes); their content does not matter to a pass, so git hashes them as they are now.
+    ``notes``: the blob id (``blob_id``) of every vault note as the pass leaves it (what the scan read, then
+    the pass's writes; deletions removed). ``left_alone``: notes in synced places the pass does not sync
+    (conflict copies, foreign notes); their content does not matter to a pass, so git hashes them as they are.
     ``entities``: each entity's display name and aliases, which a scoped pass needs for the entities it does
     not read. ``carry``: for a scoped pass, which the notes and memory files it read were; every other entry
     of the old snapshot is still true (the quick check just showed it unchanged) and is kept.
@@ -299,7 +299,7 @@ def record(
             entries.pop(key, None)
         else:
             entries[key] = ["sha1", hashlib.sha1(data).hexdigest()]
-    expected = {path: blob_id(data) for path, data in notes.items()}
+    expected = dict(notes)
     token = os.urandom(8).hex()
     if carry is not None:
         suspects = _patch_index(cfg, carry, expected, sorted(set(left_alone)))

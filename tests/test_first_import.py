@@ -1,0 +1,128 @@
+"""A first import into an empty vault runs a batch of entities at a time and ends exactly as an import of the
+whole tree at once: the same notes, links and mentions across batches, the same base, one agent commit.
+
+Each test imports the same memory tree twice, into two empty vaults: once with ``import_batch=0`` (everything at
+once, the way every later full pass runs) and once in small batches, then compares the two byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers_twoway import EXAMPLE, Env, isolate_git
+
+from vaultsync import config as configmod
+from vaultsync.model import Report
+from vaultsync.vault_init import init_vault
+
+GENERATE = Path(__file__).resolve().parents[1] / "benchmarks" / "generate.py"
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small synthetic tree in every shape the generator knows (wrappers, Chinese text, mentions, dailies)."""
+    out = tmp_path_factory.mktemp("generated") / "tree"
+    subprocess.run([sys.executable, str(GENERATE), str(out), "--facts", "600"], check=True, capture_output=True)
+    return out
+
+
+def fresh(tree: Path, root: Path) -> Env:
+    shutil.copytree(tree / "workspace", root / "mem" / "workspace")
+    shutil.copytree(tree / "life", root / "mem" / "life")
+    init_vault(root / "mem" / "workspace", root / "mem" / "life", root / "vault", root / "config.toml")
+    return Env(root, configmod.load(root / "config.toml"))
+
+
+def base_rows(env: Env) -> dict[str, list[Any]]:
+    db = sqlite3.connect(env.cfg.state_dir / "base.sqlite")
+    try:
+        return {t: sorted(db.execute(f"SELECT * FROM {t}")) for t in ("units", "ids", "conflicts", "reported")}
+    finally:
+        db.close()
+
+
+def shown(report: Report, env: Env) -> dict[str, Any]:
+    data = report.to_json()
+    data.pop("commits")
+    data["actions"] = sorted(data["actions"])
+    data["changes"] = sorted(data["changes"], key=json.dumps)
+    data["problems"] = sorted(data["problems"], key=json.dumps)
+    return json.loads(json.dumps(data).replace(str(env.root), "ROOT"))
+
+
+def import_both(tree: Path, tmp_path: Path, batch: int) -> tuple[Env, Report]:
+    whole = fresh(tree, tmp_path / "whole")
+    batched = fresh(tree, tmp_path / "batched")
+    seen: list[tuple[int, int]] = []
+    expected = whole.sync(import_batch=0)
+    report = batched.sync(import_batch=batch, progress=lambda done, total: seen.append((done, total)))
+    assert report.exit_code == expected.exit_code
+    assert batched.snapshot() == whole.snapshot(), "batches wrote other notes than a whole import"
+    assert base_rows(batched) == base_rows(whole)
+    assert shown(report, batched) == shown(expected, whole)
+    log = ["log", "--format=%an%x00%s%x00%b", "--name-only"]
+    assert batched.git(*log) == whole.git(*log), "the commits differ"
+    assert len(batched.commits_since(batched.git("rev-list", "--max-parents=0", "HEAD").strip())) == 1
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen), "progress went backwards"
+    assert seen and seen[-1][0] == seen[-1][1], "progress did not reach its total"
+    return batched, report
+
+
+def test_vault_example_in_batches_of_one_entity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    isolate_git(monkeypatch.setenv, tmp_path / "git-env")
+    env, report = import_both(EXAMPLE, tmp_path, batch=1)
+    assert report.files_written > 40
+    mentions = (env.vault / "2 Areas/people/sarah-chen/facts/sarah-chen-001.md").read_text(encoding="utf-8")
+    assert "[[acme-corp|Acme Corp]]" in mentions, "a mention of an entity from another batch is missing"
+    assert env.sync().quick, "the import did not settle"
+
+
+@pytest.mark.parametrize("batch", [3, 7])
+def test_a_generated_tree_in_batches(
+    generated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int
+) -> None:
+    isolate_git(monkeypatch.setenv, tmp_path / "git-env")
+    env, report = import_both(generated, tmp_path, batch=batch)
+    assert report.files_written > 600
+    assert env.sync().quick
+
+
+def test_a_vault_with_notes_already_is_not_a_first_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Notes in the vault (a base lost, a vault restored from elsewhere) are merged as in any full pass."""
+    isolate_git(monkeypatch.setenv, tmp_path / "git-env")
+    env = fresh(EXAMPLE, tmp_path / "setup")
+    note = env.vault / "2 Areas/people/sarah-chen/sarah-chen.md"
+    note.parent.mkdir(parents=True)
+    note.write_text("# Sarah Chen\n\nWritten in the vault before the first sync.\n", encoding="utf-8")
+    report = env.sync(import_batch=1)
+    assert ("vault", "people/sarah-chen", "new entity") in [(c.side, c.scope, c.what) for c in report.changes]
+    for path in (note, env.life / "areas/people/sarah-chen/summary.md"):
+        text = path.read_text(encoding="utf-8")
+        assert "Written in the vault before the first sync." in text, f"the person's text is missing from {path}"
+        assert "She is organised and direct" in text, f"the agent's text is missing from {path}"
+
+
+def test_a_killed_import_is_finished_by_the_next_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Notes written, commit never made: the next pass sees a vault with notes, commits them and settles."""
+    isolate_git(monkeypatch.setenv, tmp_path / "git-env")
+    whole = fresh(EXAMPLE, tmp_path / "whole")
+    whole.sync(import_batch=0)
+    env = fresh(EXAMPLE, tmp_path / "setup")
+    env.git("config", "core.hooksPath", "/nonexistent")
+    lock = env.vault / ".git" / "index.lock"
+    lock.write_text("held")  # git refuses the commit: the import stops after writing every note
+    first = env.sync(import_batch=2)
+    assert not first.commits and (env.cfg.state_dir / "uncommitted.json").exists()
+    lock.unlink()
+    second = env.sync()
+    assert second.commits and not second.conflicts and second.exit_code == 0
+    assert env.snapshot() == whole.snapshot()
+    assert base_rows(env) == base_rows(whole)
+    assert env.git("status", "--porcelain") == ""

@@ -1,0 +1,162 @@
+"""The first import into an empty vault, a batch of entities at a time, so that memory use follows the batch
+and not the size of the memory tree.
+
+With no base and nothing in the vault, every unit is the memory's own and each entity can be planned alone,
+given every entity's name and aliases (for mentions) and how many notes share each note name (for short
+links). A first walk over the batches computes just those; a second renders, writes and lets go of each batch.
+The base rows of every batch go into one open transaction, committed after the one agent commit that takes
+every note, as in any pass: a killed import leaves an empty base and a next pass that commits what was written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from datetime import date
+
+from vaultsync.config import Config
+from vaultsync.fs import atomic_write
+from vaultsync.gitrepo import Author, VaultRepo
+from vaultsync.memory.tree import MemoryListing, MemoryScan, scan_memory_scope
+from vaultsync.model import Report, Severity
+from vaultsync.sync import snapshot
+from vaultsync.sync.apply import apply_plan
+from vaultsync.sync.base import BaseStore
+from vaultsync.sync.changes import message, side_changes
+from vaultsync.sync.engine import PassOptions
+from vaultsync.sync.fullpass import UNCOMMITTED, _commit, _settled, decide_all
+from vaultsync.sync.plan import Planner, make_plan, scope_of
+from vaultsync.sync.scope import Names, Planned
+from vaultsync.sync.units import World, gather
+from vaultsync.vault.layout import VaultLayout
+from vaultsync.vault.links import note_stem
+from vaultsync.vault.scan import VaultScan
+
+FILES_PER_ENTITY = 10  # a batch holds this many memory files for each entity it would hold
+
+
+def batches(listing: MemoryListing, size: int) -> Iterator[tuple[list[str], list[str]]]:
+    """(entities, files) to read together: ``size`` entities, or ten times as many files, at a time."""
+    size = max(1, size)
+    for i in range(0, len(listing.rels), size):
+        yield listing.rels[i : i + size], []
+    step = size * FILES_PER_ENTITY
+    for i in range(0, len(listing.files), step):
+        yield [], listing.files[i : i + step]
+
+
+def _read(cfg: Config, layout: VaultLayout, today: date, rels: list[str], files: list[str]) -> tuple[MemoryScan, World]:
+    mem = scan_memory_scope(cfg.workspace, cfg.life, rels, files)
+    world = gather(mem, VaultScan(), {}, layout, {}, today)
+    decide_all(world)
+    return mem, world
+
+
+def _names(
+    cfg: Config, layout: VaultLayout, today: date, listing: MemoryListing, size: int
+) -> tuple[dict[str, Names], Counter[str], list[str]]:
+    """Every entity's name and aliases, how many notes share each note name, and every note the import writes."""
+    names: dict[str, Names] = {}
+    counts: Counter[str] = Counter()
+    paths: list[str] = []
+    for rels, files in batches(listing, size):
+        mem, world = _read(cfg, layout, today, rels, files)
+        planner = Planner(cfg, layout, world, mem, VaultScan(), {})
+        planner.target()
+        _, own, notes = planner.names_and_notes()
+        names |= own
+        counts.update(map(note_stem, notes))
+        paths += notes
+    return names, counts, paths
+
+
+def run_import(
+    cfg: Config,
+    options: PassOptions,
+    report: Report,
+    layout: VaultLayout,
+    store: BaseStore,
+    repo: VaultRepo,
+    today: date,
+    walk: snapshot.MemoryWalk,
+    listing: MemoryListing,
+) -> Report:
+    size = options.import_batch
+    names, counts, planned = _names(cfg, layout, today, listing, size)
+    context = Planned(names, counts)
+    stamp = options.now().strftime("%Y%m%d-%H%M%S")
+    report.problems += listing.problems
+    snapshot.forget(cfg)
+    for leftover in listing.leftovers:
+        leftover.unlink(missing_ok=True)
+    atomic_write(cfg.state_dir / UNCOMMITTED, json.dumps(sorted(planned)).encode())
+
+    total = len(planned)
+    offset = 0
+
+    def progress(done: int, _: int) -> None:
+        if options.progress:
+            options.progress(min(offset + done, total), total)
+
+    racy = {key for key, entry in walk.entries.items() if entry is None}
+    read: dict[str, bytes] = {}  # memory files too fresh for their stat: recorded by what was read
+    written: dict[str, bytes | None] = {}
+    blobs: dict[str, str] = {}
+    touched: set[str] = set()
+    own: dict[str, Names] = {}
+    failed = False
+    for rels, files in batches(listing, size):
+        mem, world = _read(cfg, layout, today, rels, files)
+        report.problems += mem.problems + world.problems
+        plan = make_plan(cfg, layout, world, mem, VaultScan(), {}, stamp, context)
+        report.changes += side_changes(world, layout)[0]
+        report.problems += plan.problems
+        report.actions += [a.describe() for a in plan.actions]
+        applied = apply_plan(plan, cfg.state_dir / "trash" / stamp, progress)
+        offset += len(plan.actions)
+        report.problems += applied.problems
+        report.files_written += sum(1 for a in applied.done if a.op == "write")
+        failed = failed or bool(applied.failed_keys)
+        for action in applied.done:
+            if action.side == "vault":
+                blobs[action.shown] = snapshot.blob_id(action.data or b"")
+                touched |= {scope_of(k) for k in action.keys}
+            else:
+                written[action.shown] = action.data if action.op == "write" else None
+        read |= _racy_reads(mem, racy)
+        own |= plan.own
+        store.save(
+            {k: v for k, v in plan.upserts.items() if k not in applied.failed_keys},
+            [],
+            ids=world.new_ids
+            + [
+                (rel, str(r.get("id")))
+                for rel, facts in world.mem_facts.items()
+                for _, r in facts.values()
+                if isinstance(r.get("id"), str)
+            ],
+            commit=False,
+        )
+    fresh = sorted({p.path for p in report.problems if p.severity is Severity.NOTE})
+    store.save({}, [], reported=fresh, commit=False)
+    agent = Author(cfg.git.agent_name, cfg.git.agent_email)
+    text = message("memory -> vault", [c for c in report.changes if c.side == "memory"], sorted(touched))
+    if not _commit(repo, cfg.vault, set(blobs), text, agent, report):
+        return report  # the base stays empty and the notes listed as uncommitted: the next pass commits them
+    store.commit()
+    (cfg.state_dir / UNCOMMITTED).unlink(missing_ok=True)
+    if not failed and _settled(report):
+        snapshot.record(cfg, walk, written, read, blobs, [], [], {r: [n, list(a)] for r, (n, a) in own.items()})
+    return report
+
+
+def _racy_reads(mem: MemoryScan, racy: set[str]) -> dict[str, bytes]:
+    read = {f.mem_path: f.raw for f in mem.files.values() if f.mem_path in racy}
+    for entity in mem.entities.values():
+        summary = entity.summary.raw if entity.summary else None
+        for name, raw in (("items.json", entity.items_raw), ("summary.md", summary)):
+            key = f"life/{entity.rel}/{name}"
+            if key in racy and raw is not None:
+                read[key] = raw
+    return read
