@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import IntEnum, StrEnum
 from typing import Any
 
@@ -59,7 +59,7 @@ def canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a first import holds one per fact: slots keep that small
 class Change:
     """One line of the change summary that feeds commit messages and the report."""
 
@@ -108,7 +108,7 @@ class Report:
             "exit_code": int(self.exit_code),
             "stopped": self.stopped or None,
             "actions": self.actions,
-            "changes": [vars(c) for c in self.changes],
+            "changes": [asdict(c) for c in self.changes],
             "conflicts": [vars(c) for c in self.conflicts],
             "open_conflicts": self.open_conflicts,
             "problems": [{"path": p.path, "message": p.message, "severity": str(p.severity)} for p in self.problems],

@@ -207,7 +207,7 @@ _NOT_PLAIN_CHARS_RE = re.compile(f"[\x00-\x1f{_NEEDS_ESCAPE}]")
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 
 
-@functools.lru_cache(maxsize=1 << 16)  # the same statuses, categories and keys recur in every note
+@functools.lru_cache(maxsize=1 << 12)  # the same statuses, categories and keys recur in every note
 def needs_quotes(s: str) -> bool:
     """Decide whether ``s`` must be quoted to come back as this very string from any reader.
 

@@ -91,8 +91,8 @@ def run_import(
     for leftover in listing.leftovers:
         leftover.unlink(missing_ok=True)
     atomic_write(cfg.state_dir / UNCOMMITTED, json.dumps(sorted(planned)).encode())
-
     total = len(planned)
+    del planned  # a path per note: not worth holding through the import
     offset = 0
 
     def progress(done: int, _: int) -> None:

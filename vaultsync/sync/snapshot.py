@@ -28,7 +28,7 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -299,7 +299,7 @@ def record(
             entries.pop(key, None)
         else:
             entries[key] = ["sha1", hashlib.sha1(data).hexdigest()]
-    expected = dict(notes)
+    expected = notes
     token = os.urandom(8).hex()
     if carry is not None:
         suspects = _patch_index(cfg, carry, expected, sorted(set(left_alone)))
@@ -327,7 +327,9 @@ def record(
     atomic_write(cfg.state_dir / SNAPSHOT, json.dumps(snapshot).encode())
 
 
-def _patch_index(cfg: Config, carry: Carry, expected: dict[str, str], left_alone: list[str]) -> dict[str, str] | None:
+def _patch_index(
+    cfg: Config, carry: Carry, expected: Mapping[str, str], left_alone: list[str]
+) -> dict[str, str] | None:
     """Bring the snapshot index from the last settled pass up to this scoped one; returns the suspects.
 
     Only the notes the pass read or wrote and the copies it left alone change. Each is hashed from disk with
@@ -376,14 +378,17 @@ def _indexed(cfg: Config, paths: list[str] | None = None) -> dict[str, str] | No
         chunks = [paths[i : i + PATHS_PER_CALL] for i in range(0, len(paths), PATHS_PER_CALL)]
         parts = [_git(cfg, "--literal-pathspecs", "ls-files", "--stage", "-z", "--", *chunk) for chunk in chunks]
         listing = None if None in parts else b"".join(p for p in parts if p)
-    if listing is None:
-        return None
-    held = {}
-    for rec in listing.decode("utf-8", "surrogateescape").split("\0"):
-        meta, _, path = rec.partition("\t")
+    return None if listing is None else dict(_entries(listing))
+
+
+def _entries(listing: bytes) -> Iterator[tuple[str, str]]:
+    """(path, blob id) of each record of ``ls-files --stage -z`` output, one at a time."""
+    start = 0
+    while (end := listing.find(b"\0", start)) != -1:
+        meta, _, path = listing[start:end].decode("utf-8", "surrogateescape").partition("\t")
+        start = end + 1
         if path:
-            held[path] = meta.split(" ")[1]
-    return held
+            yield path, meta.split(" ")[1]
 
 
 def _refresh(cfg: Config) -> int:
@@ -396,7 +401,7 @@ def _refresh(cfg: Config) -> int:
     return started
 
 
-def _suspects(cfg: Config, expected: dict[str, str], refreshed_ns: int) -> dict[str, str]:
+def _suspects(cfg: Config, expected: Mapping[str, str], refreshed_ns: int) -> dict[str, str]:
     """Notes git could take for unchanged when they are not: changed in the second the index was refreshed.
 
     git compares stat times in whole seconds, and its racily-clean check looks at mtime only, so a same-size
@@ -416,7 +421,7 @@ def _suspects(cfg: Config, expected: dict[str, str], refreshed_ns: int) -> dict[
     return suspects
 
 
-def _write_index(cfg: Config, expected: dict[str, str], left_alone: list[str]) -> bool:
+def _write_index(cfg: Config, expected: Mapping[str, str], left_alone: list[str]) -> bool:
     """Make the snapshot index hold ``expected`` (path -> blob id) plus ``left_alone`` as they are now."""
     index = cfg.state_dir / INDEX
     index.with_name(INDEX + ".lock").unlink(missing_ok=True)  # only vaultsync uses it, under the run lock
@@ -429,13 +434,29 @@ def _write_index(cfg: Config, expected: dict[str, str], left_alone: list[str]) -
         shutil.copy2(cfg.vault / real, index)
     except OSError:
         index.unlink(missing_ok=True)
-    held = _indexed(cfg) if index.exists() else {}
-    if held is None:
+    listing = _git(cfg, "ls-files", "--stage", "-z") if index.exists() else b""
+    if listing is None:
         return False
+    # Compared entry by entry as git lists them: at 200k notes a dict of the listing would double the memory
+    # a first import needs.
     keep = set(left_alone)
-    lines = [f"100644 {sha}\t{path}\0" for path, sha in expected.items() if held.get(path) != sha]
-    lines += [f"0 {ZERO_OID}\t{path}\0" for path in held if path not in expected and path not in keep]
+    lines: list[str] = []
+    found = 0
+    kept: set[str] = set()
+    for path, sha in _entries(listing):
+        want = expected.get(path)
+        if want is None and path in keep:
+            kept.add(path)
+        elif want is None:
+            lines.append(f"0 {ZERO_OID}\t{path}\0")
+        else:
+            found += 1
+            if want != sha:
+                lines.append(f"100644 {want}\t{path}\0")
+    if found < len(expected):
+        held = {path for path, _ in _entries(listing)}
+        lines += [f"100644 {sha}\t{path}\0" for path, sha in expected.items() if path not in held]
     if lines and _git(cfg, "update-index", "-z", "--index-info", stdin="".join(lines).encode()) is None:
         return False
-    added = "".join(f"{path}\0" for path in left_alone if path not in held).encode()
+    added = "".join(f"{path}\0" for path in left_alone if path not in kept).encode()
     return not added or _git(cfg, "update-index", "--add", "-z", "--stdin", stdin=added) is not None
