@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -43,7 +44,7 @@ def side_changes(world: World, layout: VaultLayout) -> tuple[list[Change], set[s
     for key in sorted(world.units):
         state = world.units[key]
         outcome = state.decision.outcome if state.decision else Outcome.SKIP
-        scope = scope_of(key)
+        scope = sys.intern(scope_of(key))  # one string per entity, not per fact: a first import keeps them all
         if outcome in PERSON_SIDE:
             changes.append(Change("vault", scope, classify(state.kind, state.base, state.vault)))
             person_paths.add(state.vault_note.path if state.vault_note else layout.note_for_key(key))

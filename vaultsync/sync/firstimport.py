@@ -129,15 +129,10 @@ def run_import(
         store.save(
             {k: v for k, v in plan.upserts.items() if k not in applied.failed_keys},
             [],
-            ids=world.new_ids
-            + [
-                (rel, str(r.get("id")))
-                for rel, facts in world.mem_facts.items()
-                for _, r in facts.values()
-                if isinstance(r.get("id"), str)
-            ],
+            ids=world.ids(),
             commit=False,
         )
+    del context, names, counts  # what planning needed; the commit below needs room of its own
     fresh = sorted({p.path for p in report.problems if p.severity is Severity.NOTE})
     store.save({}, [], reported=fresh, commit=False)
     agent = Author(cfg.git.agent_name, cfg.git.agent_email)

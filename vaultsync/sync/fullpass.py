@@ -380,13 +380,7 @@ def _run(
     store.save(
         {k: v for k, v in plan.upserts.items() if k not in failed},
         [k for k in plan.deletes if k not in failed],
-        ids=world.new_ids
-        + [
-            (rel, str(r.get("id")))
-            for rel, facts in world.mem_facts.items()
-            for _, r in facts.values()
-            if isinstance(r.get("id"), str)
-        ],
+        ids=world.ids(),
         conflicts={c.copy_path: (c.key, c.detail) for c in plan.conflicts} | carried,
         resolved=gone,
         reported=fresh_notes,

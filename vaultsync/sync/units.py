@@ -59,6 +59,16 @@ class World:
     problems: list[Problem] = field(default_factory=list)
     unreadable: set[str] = field(default_factory=set)  # entities whose items.json cannot be read
 
+    def ids(self) -> list[tuple[str, str]]:
+        """(entity, fact id) of every id in use: the new ones and those the memory holds."""
+        held = [
+            (rel, str(r.get("id")))
+            for rel, facts in self.mem_facts.items()
+            for _, r in facts.values()
+            if isinstance(r.get("id"), str)
+        ]
+        return self.new_ids + held
+
     def unit(self, key: str, kind: str) -> UnitState:
         state = self.units.get(key)
         if state is None:
