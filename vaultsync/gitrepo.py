@@ -10,6 +10,7 @@ first, so ``git status`` stays clean and a later obsidian-git commit cannot undo
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import tempfile
@@ -148,7 +149,7 @@ class VaultRepo:
         wanted = sorted(set(paths))
         if not wanted:
             return None
-        listing = "".join(f"{p}\0" for p in wanted).encode()
+        listing = ("\0".join(wanted) + "\0").encode()
         self._git("update-index", "--add", "--remove", "-z", "--stdin", stdin=listing)
         # Many paths: copy what the real index now holds rather than hash every file a second time.
         entries = self._entries(wanted) if len(wanted) >= COPY_ENTRIES_MIN else None
@@ -202,19 +203,20 @@ class VaultRepo:
         """
         listing = self._git("ls-files", "--stage", "-z")
         removed = f"0 {ZERO_OID}"
-        out: list[str] = []
+        out = io.BytesIO()
         i, start = 0, 0
         while (end := listing.find("\0", start)) != -1:
             meta, _, path = listing[start:end].partition("\t")
             start = end + 1
             while i < len(wanted) and wanted[i] < path:
-                out.append(f"{removed}\t{wanted[i]}\0")
+                out.write(f"{removed}\t{wanted[i]}\0".encode())
                 i += 1
             if i < len(wanted) and wanted[i] == path:
-                out.append(f"{meta}\t{path}\0")
+                out.write(f"{meta}\t{path}\0".encode())
                 i += 1
-        out += [f"{removed}\t{p}\0" for p in wanted[i:]]
-        return "".join(out).encode()
+        for path in wanted[i:]:
+            out.write(f"{removed}\t{path}\0".encode())
+        return out.getvalue()
 
     def _seed(self, index: Path, head: str | None) -> None:
         """Make the private index hold ``head``'s tree, reusing it when the last commit left it so.
