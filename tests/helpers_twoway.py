@@ -11,6 +11,7 @@ import difflib
 import json
 import re
 import shutil
+import sqlite3
 import subprocess
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -160,6 +161,15 @@ class Env:
                 if path.is_file() and not rel.startswith((".git/", ".vaultsync/")):
                     files[f"{label}/{rel}"] = path.read_bytes()
         return files
+
+
+def base_rows(env: Env) -> dict[str, list[Any]]:
+    """Every row of the base, table by table, for comparing two passes' outcomes."""
+    db = sqlite3.connect(env.cfg.state_dir / "base.sqlite")
+    try:
+        return {t: sorted(db.execute(f"SELECT * FROM {t}")) for t in ("units", "ids", "conflicts", "reported")}
+    finally:
+        db.close()
 
 
 def fact_list(doc: Any) -> list[dict[str, Any]]:

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers_twoway import EXAMPLE, Env, isolate_git
+from helpers_twoway import EXAMPLE, Env, base_rows, isolate_git
 
 from vaultsync import config as configmod
 from vaultsync.model import Report
@@ -38,14 +37,6 @@ def fresh(tree: Path, root: Path) -> Env:
     shutil.copytree(tree / "life", root / "mem" / "life")
     init_vault(root / "mem" / "workspace", root / "mem" / "life", root / "vault", root / "config.toml")
     return Env(root, configmod.load(root / "config.toml"))
-
-
-def base_rows(env: Env) -> dict[str, list[Any]]:
-    db = sqlite3.connect(env.cfg.state_dir / "base.sqlite")
-    try:
-        return {t: sorted(db.execute(f"SELECT * FROM {t}")) for t in ("units", "ids", "conflicts", "reported")}
-    finally:
-        db.close()
 
 
 def shown(report: Report, env: Env) -> dict[str, Any]:

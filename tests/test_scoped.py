@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from helpers_twoway import (
     SARAH,
     SARAH_DIR,
     Env,
+    base_rows,
     build_synced,
     clone,
     isolate_git,
@@ -168,17 +168,6 @@ WIDENED: dict[str, Edit] = {
 
 
 # -- comparing with a full pass ---------------------------------------------------------------------------------
-def base_rows(env: Env) -> dict[str, list[Any]]:
-    db = sqlite3.connect(env.cfg.state_dir / "base.sqlite")
-    try:
-        return {
-            table: sorted(db.execute(f"SELECT * FROM {table}"))  # noqa: S608 (fixed table names)
-            for table in ("units", "ids", "conflicts", "reported")
-        }
-    finally:
-        db.close()
-
-
 def commits(env: Env, since: str) -> list[tuple[str, str, set[str]]]:
     return [env.commit_info(rev) for rev in env.commits_since(since)]
 
