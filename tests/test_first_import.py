@@ -8,6 +8,8 @@ once, the way every later full pass runs) and once in small batches, then compar
 from __future__ import annotations
 
 import json
+import os
+import random
 import shutil
 import subprocess
 import sys
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers_crash import run_sync, stale_git_locks
 from helpers_twoway import EXAMPLE, Env, base_rows, isolate_git
 
 from vaultsync import config as configmod
@@ -117,3 +120,31 @@ def test_a_killed_import_is_finished_by_the_next_pass(tmp_path: Path, monkeypatc
     assert env.snapshot() == whole.snapshot()
     assert base_rows(env) == base_rows(whole)
     assert env.git("status", "--porcelain") == ""
+
+
+KILLS = int(os.environ.get("VAULTSYNC_IMPORT_KILLS", "2"))
+
+
+@pytest.mark.parametrize("seed", range(KILLS))
+def test_a_first_import_killed_at_random_is_finished_by_the_next_pass(
+    generated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """SIGKILL to the whole process group somewhere in a batched import, then one ordinary pass: every note and
+    every base row as a whole import leaves them, and nothing uncommitted. ``VAULTSYNC_IMPORT_KILLS=N`` runs more.
+    """
+    isolate_git(monkeypatch.setenv, tmp_path / "git-env")
+    whole = fresh(generated, tmp_path / "whole")
+    whole.sync(import_batch=0)
+    env = fresh(generated, tmp_path / "setup")
+    delay = random.Random(seed).uniform(0.3, 3.0)
+    outcome = run_sync(env.config_path, dict(os.environ), kill_after=delay)
+    for lock in stale_git_locks(env.vault):  # a git child killed mid-commit; the person removes it (safety.md)
+        lock.unlink()
+    recovery = env.sync()
+    assert not recovery.stopped and recovery.exit_code == 0, (outcome, recovery.problems)
+    assert env.snapshot() == whole.snapshot(), f"killed after {delay:.2f} s: the recovery left other files"
+    rows, expected = base_rows(env), base_rows(whole)
+    assert (rows["units"], rows["ids"]) == (expected["units"], expected["ids"])
+    assert env.git("status", "--porcelain") == ""
+    assert not (env.cfg.state_dir / "uncommitted.json").exists()
+    assert env.sync().quick
