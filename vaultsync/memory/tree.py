@@ -319,14 +319,14 @@ def scan_memory_scope(workspace: Path, life: Path, rels: Iterable[str], files: I
     (or are new daily notes), so the checks that scan makes on a name are not repeated here.
     """
     scanner = _Scanner(workspace, life, frozenset())
-    for rel in rels:
+    for rel in sorted(rels, key=lambda rel: rel.split("/")):  # the order a full walk meets them in
         folder = life / rel
         if folder.is_symlink() or not folder.is_dir():
             continue
         entries = scanner._entries(folder)
         if {"items.json", "summary.md"} & {e.name for e in entries if e.is_file(follow_symlinks=False)}:
             scanner.read_entity(folder, rel, entries)
-    for mem_path in files:
+    for mem_path in sorted(files):
         root, _, rest = mem_path.partition("/")
         path = (workspace if root == "workspace" else life) / rest
         if path.is_symlink():

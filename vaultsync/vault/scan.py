@@ -198,7 +198,7 @@ def scan_vault_scope(root: Path, layout: VaultLayout, rels: Iterable[str], files
     the entity note, only conflict copies matter to a pass (to know which are open).
     """
     scanner = _Scanner(root, layout)
-    for rel in rels:
+    for rel in sorted(rels, key=lambda rel: rel.split("/")):  # the order a full walk meets them in
         rel_dir = layout.entity_dir(rel)
         entries = scanner.entries(rel_dir)
         name = slug_of(rel)
@@ -211,7 +211,7 @@ def scan_vault_scope(root: Path, layout: VaultLayout, rels: Iterable[str], files
             for e in entries
             if CONFLICT_MARK in e.name and e.name.endswith(".md") and e.is_file(follow_symlinks=False)
         ]
-    for mem_path in files:
+    for mem_path in sorted(files):
         note = layout.file_note(mem_path)
         if note and (root / note).is_file():
             scanner.candidate(note)
