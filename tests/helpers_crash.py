@@ -443,7 +443,9 @@ from vaultsync.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 # os.replace and shutil.move raise "os.rename"; unlink raises "os.remove"; every git call starts with Popen.
-MUTATIONS = ("os.rename", "os.remove", "os.rmdir", "subprocess.Popen")
+# vaultsync raises "vaultsync.exchange" before it swaps a staged file in with renameat2(RENAME_EXCHANGE).
+RENAMES = ("os.rename", "vaultsync.exchange")
+MUTATIONS = (*RENAMES, "os.remove", "os.rmdir", "subprocess.Popen")
 
 
 @dataclass
@@ -747,7 +749,7 @@ class Step:
     def writes_tree(self) -> bool:
         """A rename or delete in the memory tree or the vault (vaultsync's own state folder aside)."""
         return (
-            self.event in ("os.rename", "os.remove")
+            self.event in (*RENAMES, "os.remove")
             and self.text.startswith("<root>/")
             and "/.vaultsync/" not in self.text
         )

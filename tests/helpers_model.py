@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from helpers_twoway import Env
+from helpers_twoway import Env, fact_list
 
 VIEW_MARKER = "%% vaultsync: live view of this entity's facts; edit a fact in its own note %%"
 CONFLICT_MARK = ".vaultsync-conflict-"
@@ -76,15 +76,6 @@ def note_summary(text: str) -> str:
 
 def is_copy(path: str) -> bool:
     return CONFLICT_MARK in path.rsplit("/", 1)[-1]
-
-
-def fact_list(doc: Any) -> list[dict[str, Any]]:
-    if isinstance(doc, list):
-        return doc
-    for key in ("facts", "items"):
-        if isinstance(doc.get(key), list):
-            return doc[key]
-    raise AssertionError(f"no fact list in {doc!r:.80}")
 
 
 def slug_of(rel: str) -> str:

@@ -57,6 +57,7 @@ from helpers_twoway import (
     split,
 )
 
+from vaultsync import fs
 from vaultsync.fs import LockHeld
 from vaultsync.memory.tree import parse_summary
 from vaultsync.model import ExitCode, Report
@@ -912,3 +913,30 @@ def test_an_agent_appending_through_an_open_handle_keeps_its_lines(env: Env) -> 
     env.sync()
     for path in (env.mem_file(DAY_FILE), env.note(DAY_NOTE)):
         assert path.read_text(encoding="utf-8").endswith(AGENT_LINE + later), path
+
+
+@pytest.mark.skipif(fs._RENAMEAT2 is None, reason="no atomic exchange of names on this system")
+def test_a_save_renamed_in_just_before_the_swap_is_put_back(tmp_path: Path) -> None:
+    """The last window of the compare-and-swap: a writer renames its file in after the inode check."""
+    target = tmp_path / "2026-12-01.md"
+    target.write_text("- as the pass read it\n", encoding="utf-8")
+    checked = target.stat().st_ino
+    staged = fs.stage(target, b"- as the pass read it\n- the agent's line\n")
+    save = tmp_path / "obsidian-save.tmp"
+    save.write_text("- as the pass read it\n- the person's line\n", encoding="utf-8")
+    os.replace(save, target)  # Obsidian's save lands between the check and the swap
+
+    with pytest.raises(fs.FileChanged):
+        fs._swap_in(staged, target, checked)
+
+    assert target.read_text(encoding="utf-8") == "- as the pass read it\n- the person's line\n"
+    assert not staged.exists(), "the staged file was left behind"
+
+
+def test_a_swap_with_nothing_renamed_in_puts_the_new_content_in_place(tmp_path: Path) -> None:
+    target = tmp_path / "note.md"
+    target.write_text("old\n", encoding="utf-8")
+    staged = fs.stage(target, b"new\n")
+    fs._swap_in(staged, target, target.stat().st_ino)
+    assert target.read_text(encoding="utf-8") == "new\n"
+    assert not staged.exists()

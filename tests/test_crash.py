@@ -31,6 +31,7 @@ import pytest
 from helpers_crash import (
     CONFLICT_MARK,
     MUTATIONS,
+    RENAMES,
     Oracle,
     RunResult,
     Step,
@@ -133,7 +134,7 @@ def test_kill_halfway_through_the_renames(oracle: Oracle, tmp_path: Path) -> Non
     staged temp files left behind. Random delays hit this window only now and then, so CI always kills here once.
     """
     steps = trace_pass(oracle.pending, tmp_path / "trace", oracle.git_env)
-    renames = [s for s in steps if s.writes_tree() and s.event == "os.rename"]
+    renames = [s for s in steps if s.writes_tree() and s.event in RENAMES]
     middle = renames[len(renames) // 2]
     result = step_run(oracle, tmp_path / "run", middle.number, f"kill before step {middle.number}: {middle.text}")
     assert result.outcome.killed
@@ -249,7 +250,7 @@ def crash_at(env: Env, genv: dict[str, str], pick: Pick) -> Step:
 
 def rename_into(needle: str) -> Pick:
     """The step that renames a staged temp file onto a path ending in ``needle``."""
-    return lambda steps: next(s for s in steps if s.event == "os.rename" and s.text.endswith(needle))
+    return lambda steps: next(s for s in steps if s.event in RENAMES and s.text.endswith(needle))
 
 
 def right_after(pick: Pick) -> Pick:

@@ -7,14 +7,17 @@ never leave a torn file and must never replace a file that changed after the pas
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import errno
 import fcntl
 import hashlib
 import os
 import stat
+import sys
 import threading
 from collections.abc import Collection, Iterator
 from pathlib import Path
+from typing import Any
 
 TEMP_SUFFIX = ".vstmp"  # staged writes; a killed pass may leave one, and the next pass removes it
 
@@ -125,9 +128,11 @@ def put(tmp: Path, path: Path, expected: bytes | object | None = ...) -> None:
     * a new file is linked into place, which fails if one appeared meanwhile;
     * an existing file is opened and compared first, and read again through the same handle after the rename:
       a writer that got in between the check and the rename wrote into the replaced file, so its content is
-      put back and the write counts as abandoned. What is left is a writer holding the file open past that
-      moment (a logging handler), and one that renames its own file into place in the microseconds between
-      the inode check and the rename; no rename-based write can see either.
+      put back and the write counts as abandoned;
+    * a writer renaming its own file into place between that check and the swap gets it back (``_swap_in``).
+
+    What is left is a writer holding the file open past that moment (a logging handler), which no rename-based
+    write can see, and, on systems without an atomic exchange of names, the microseconds before the rename.
     """
     if expected is ...:
         os.replace(tmp, path)
@@ -152,7 +157,7 @@ def put(tmp: Path, path: Path, expected: bytes | object | None = ...) -> None:
         if seen != expected or os.stat(path).st_ino != os.fstat(fd).st_ino:
             tmp.unlink(missing_ok=True)
             raise FileChanged(str(path))
-        os.replace(tmp, path)
+        _swap_in(tmp, path, os.fstat(fd).st_ino)
         late = _read_fd(fd)
         if late != seen:
             restored = stage(path, late)
@@ -160,6 +165,56 @@ def put(tmp: Path, path: Path, expected: bytes | object | None = ...) -> None:
             raise FileChanged(str(path))
     finally:
         os.close(fd)
+
+
+def _swap_in(tmp: Path, path: Path, checked: int) -> None:
+    """Put ``tmp`` at ``path``, which held inode ``checked`` an instant ago, and never lose a file renamed in since.
+
+    Where the system can exchange two names atomically (Linux ``renameat2(RENAME_EXCHANGE)``), the file the
+    swap displaces lands at ``tmp``: if it is not the one just compared, a writer renamed its own file in after
+    the check, and it is swapped back, with a second swap when yet another writer got in between (its newer file
+    wins, as it would have without vaultsync). Elsewhere a plain rename leaves that microsecond window open.
+    """
+    ours = os.stat(tmp).st_ino
+    if not _exchange(tmp, path):
+        os.replace(tmp, path)
+        return
+    if os.stat(tmp).st_ino == checked:
+        tmp.unlink()
+        return
+    _exchange(tmp, path)  # theirs back in place
+    if os.stat(tmp).st_ino != ours:
+        _exchange(tmp, path)  # a newer one arrived meanwhile: that is the one to keep
+    tmp.unlink()
+    raise FileChanged(str(path))
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _renameat2() -> Any:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.renameat2
+    except (OSError, AttributeError):
+        return None
+
+
+_RENAMEAT2 = _renameat2() if sys.platform.startswith("linux") else None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two names atomically; False when this system or file system cannot."""
+    if _RENAMEAT2 is None:
+        return False
+    sys.audit("vaultsync.exchange", str(a), str(b))  # a rename Python does not audit itself
+    if _RENAMEAT2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
 
 
 def _read_fd(fd: int) -> bytes:
