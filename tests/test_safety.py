@@ -853,8 +853,9 @@ def test_memory_daily_note_that_is_not_utf8_keeps_its_vault_note(env: Env) -> No
     assert note.read_bytes() == daily.read_bytes()
 
 
-def test_temp_files_a_killed_pass_left_are_removed_by_the_next_writing_pass(env: Env) -> None:
-    """A pass killed between staging and renaming leaves hidden ``.vstmp`` files; nothing may sync or keep them."""
+def test_temp_files_a_killed_pass_left_are_set_aside_by_the_next_writing_pass(env: Env) -> None:
+    """A pass killed between staging and renaming leaves hidden ``.vstmp`` files; nothing may sync or commit
+    them, and they go to the trash rather than away (one may hold a save swapped out by a killed swap)."""
     note_dir = env.vault / SARAH_DIR / "facts"
     leftovers = [
         note_dir / ".sarah-chen-001.md.4242.vstmp",
@@ -871,3 +872,6 @@ def test_temp_files_a_killed_pass_left_are_removed_by_the_next_writing_pass(env:
     assert report.exit_code == ExitCode.CLEAN, report.to_json()
     assert [p for p in leftovers if p.exists()] == []
     assert "half of a note" not in env.git("log", "-p", "-2")
+    kept = sorted(p for p in (env.cfg.state_dir / "trash").rglob("*") if p.is_file() and "leftovers" in p.parts)
+    assert [p.read_text(encoding="utf-8") for p in kept] == ["half of a note"] * 4
+    assert {p.name for p in kept} == {"sarah-chen-001.md.4242", "2026-12-01.md.4242", "items.json.4242"}

@@ -12,6 +12,7 @@ import errno
 import fcntl
 import hashlib
 import os
+import shutil
 import stat
 import sys
 import threading
@@ -215,6 +216,21 @@ def _exchange(a: Path, b: Path) -> bool:
     if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
         return False
     raise OSError(err, os.strerror(err), str(b))
+
+
+def set_aside(leftovers: Collection[Path], roots: Collection[Path], trash: Path) -> None:
+    """Move temp files a killed pass left into ``trash``, under their place relative to one of ``roots``.
+
+    Most hold a write the pass never put in place, but one caught between swapping a note in and swapping a
+    renamed-in save back holds that save: kept, none is lost, and none lies beside the notes any longer.
+    """
+    for leftover in leftovers:
+        root = next((r for r in roots if leftover.is_relative_to(r)), leftover.parent)
+        rel = leftover.relative_to(root)
+        target = trash / "leftovers" / rel.parent / rel.name.lstrip(".").removesuffix(TEMP_SUFFIX)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            shutil.move(leftover, target)
 
 
 def _read_fd(fd: int) -> bytes:

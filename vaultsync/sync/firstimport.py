@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from datetime import date
 
 from vaultsync.config import Config
-from vaultsync.fs import atomic_write
+from vaultsync.fs import atomic_write, set_aside
 from vaultsync.gitrepo import Author, VaultRepo
 from vaultsync.memory.tree import MemoryListing, MemoryScan, scan_memory_scope
 from vaultsync.model import Report, Severity
@@ -88,8 +88,7 @@ def run_import(
     stamp = options.now().strftime("%Y%m%d-%H%M%S")
     report.problems += listing.problems
     snapshot.forget(cfg)
-    for leftover in listing.leftovers:
-        leftover.unlink(missing_ok=True)
+    set_aside(listing.leftovers, (cfg.workspace, cfg.life), cfg.state_dir / "trash" / stamp)
     atomic_write(cfg.state_dir / UNCOMMITTED, json.dumps(sorted(planned)).encode())
     total = len(planned)
     del planned  # a path per note: not worth holding through the import

@@ -14,7 +14,7 @@ from pathlib import Path
 from git import InvalidGitRepositoryError, NoSuchPathError
 
 from vaultsync.config import Config
-from vaultsync.fs import atomic_write
+from vaultsync.fs import atomic_write, set_aside
 from vaultsync.gitrepo import Author, GitFailed, VaultRepo
 from vaultsync.memory.tree import MemoryScan, list_memory, scan_memory, scan_memory_scope
 from vaultsync.model import Change, Problem, Report, Severity
@@ -353,8 +353,7 @@ def _run(
     # Notes written but not yet committed (this pass's, or a killed or refused earlier pass's) are listed first,
     # so whichever pass next commits for the agent takes them all.
     snapshot.forget(cfg)  # from here on files change; only a settled pass records a new one
-    for leftover in mem.leftovers + vault.leftovers:
-        leftover.unlink(missing_ok=True)
+    set_aside(mem.leftovers + vault.leftovers, (cfg.vault, cfg.workspace, cfg.life), cfg.state_dir / "trash" / stamp)
     planned = {a.shown for a in plan.actions if a.side == "vault"}
     if planned - earlier:
         atomic_write(cfg.state_dir / UNCOMMITTED, json.dumps(sorted(planned | earlier)).encode())
