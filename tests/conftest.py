@@ -10,7 +10,7 @@ from helpers_twoway import Env, build_synced, clone, isolate_git
 
 @pytest.fixture(scope="session")
 def synced_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """vault-example synced once per session; tests copy it rather than pay for a first pass each."""
+    """vault-example synced once per test run; tests copy it rather than pay for a first pass each."""
     root = tmp_path_factory.mktemp("synced-template")
     with pytest.MonkeyPatch.context() as mp:
         isolate_git(mp.setenv, root / "git-env")
