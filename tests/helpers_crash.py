@@ -443,8 +443,9 @@ from vaultsync.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 # os.replace and shutil.move raise "os.rename"; unlink raises "os.remove"; every git call starts with Popen.
-# vaultsync raises "vaultsync.exchange" before it swaps a staged file in with renameat2(RENAME_EXCHANGE).
-RENAMES = ("os.rename", "vaultsync.exchange")
+# vaultsync raises "vaultsync.exchange" before it swaps a staged file in with renameat2(RENAME_EXCHANGE), and
+# "vaultsync.place" before it names a new file with renameat2(RENAME_NOREPLACE).
+RENAMES = ("os.rename", "vaultsync.exchange", "vaultsync.place")
 MUTATIONS = (*RENAMES, "os.remove", "os.rmdir", "subprocess.Popen")
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultsync.gitrepo import Author, VaultRepo, ensure_repo
+from vaultsync.gitrepo import PACK_GIT_MIN, PACK_PATHS_MIN, Author, VaultRepo, ensure_repo
 
 
 def test_a_commit_message_longer_than_the_argument_limit_is_committed_whole(
@@ -86,6 +86,35 @@ def test_a_commit_holds_exactly_the_given_paths_and_leaves_git_status_clean(vaul
     assert logged == "vaultsync agent <agent@vaultsync.invalid>\nedit"
     assert _git(vault, "status", "--porcelain").splitlines() == ["?? mine.md"]
     assert repo.commit(changed, "again", AGENT) is None, "an unchanged path made a commit"
+
+
+def _objects(vault: Path) -> dict[str, int]:
+    counted = (line.split(": ") for line in _git(vault, "count-objects", "-v").splitlines())
+    return {key: int(value) for key, value in counted if key in ("count", "in-pack", "packs")}
+
+
+def test_a_large_commit_puts_its_new_blobs_in_one_pack_and_a_small_one_leaves_them_loose(vault: Path) -> None:
+    """A first import must not leave a loose object file per note; an hourly pass must not leave a pack each."""
+    repo = VaultRepo(vault)
+    if repo.repo.git.version_info[:2] < PACK_GIT_MIN:
+        pytest.skip("this git writes a pack per blob through bulk check-in; large commits stay loose there")
+    many = [f"notes/n{n:04d}.md" for n in range(PACK_PATHS_MIN + 10)]
+    (vault / "notes").mkdir()
+    for n, rel in enumerate(many):
+        (vault / rel).write_text(f"note {n}\n" + "x" * n)
+    repo.commit(many, "import", AGENT)
+    after_import = _objects(vault)
+    assert after_import["packs"] == 1 and after_import["in-pack"] == len(many)
+    assert after_import["count"] < 20, "the import's blobs were written loose"  # only trees and the commit
+    assert all(_tree(vault)[rel] == _blob(vault, rel) for rel in many)
+    assert _git(vault, "fsck", "--no-progress") == ""
+
+    (vault / many[0]).write_text("edited\n")
+    repo.commit([many[0]], "edit", AGENT)
+    after_edit = _objects(vault)
+    assert after_edit["packs"] == 1 and after_edit["count"] > after_import["count"]
+    assert _git(vault, "show", f"HEAD:{many[0]}") == "edited\n"
+    assert _git(vault, "status", "--porcelain") == ""
 
 
 def test_a_commit_builds_on_a_commit_the_person_made_in_between(vault: Path) -> None:

@@ -64,7 +64,7 @@ def apply_plan(plan: Plan, trash_dir: Path, progress: Progress | None = None) ->
             if action.op == "write":
                 assert action.data is not None
                 try:
-                    staged[number] = stage(action.path, action.data)
+                    staged[number] = stage(action.path, action.data, new=action.expected is None)
                 except OSError as exc:
                     _failed(applied, action, f"could not be written: {exc.strerror or exc}")
         sync_all()
