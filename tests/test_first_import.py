@@ -22,6 +22,7 @@ from helpers_twoway import EXAMPLE, Env, base_rows, isolate_git
 
 from vaultsync import config as configmod
 from vaultsync.model import Report
+from vaultsync.sync import firstimport
 from vaultsync.vault_init import init_vault
 
 GENERATE = Path(__file__).resolve().parents[1] / "benchmarks" / "generate.py"
@@ -78,11 +79,17 @@ def test_vault_example_in_batches_of_one_entity(tmp_path: Path, monkeypatch: pyt
     assert env.sync().quick, "the import did not settle"
 
 
-@pytest.mark.parametrize("batch", [3, 7])
+@pytest.mark.parametrize(
+    ("batch", "keep"),
+    [(3, firstimport.KEEP_UNITS), (7, firstimport.KEEP_UNITS), (7, 300), (3, 0)],
+    ids=["3-all-kept", "7-all-kept", "7-some-read-twice", "3-all-read-twice"],
+)
 def test_a_generated_tree_in_batches(
-    generated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int
+    generated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int, keep: int
 ) -> None:
+    """The first walk's reads are kept for the second up to a bound; past it, batches are read again."""
     isolate_git(monkeypatch.setenv, tmp_path / "git-env")
+    monkeypatch.setattr(firstimport, "KEEP_UNITS", keep)
     env, report = import_both(generated, tmp_path, batch=batch)
     assert report.files_written > 600
     assert env.sync().quick

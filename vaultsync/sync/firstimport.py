@@ -34,6 +34,12 @@ from vaultsync.vault.links import note_stem
 from vaultsync.vault.scan import VaultScan
 
 FILES_PER_ENTITY = 10  # a batch holds this many memory files for each entity it would hold
+# The first walk keeps what it read of the first batches, up to this many units (facts, entities, files), for
+# the second to use instead of reading and parsing them again: about 120 MB, below what the commit of a 200k
+# import needs anyway, and all of a 40k-fact memory.
+KEEP_UNITS = 40_000
+
+Read = tuple[MemoryScan, World]
 
 
 def batches(listing: MemoryListing, size: int) -> Iterator[tuple[list[str], list[str]]]:
@@ -46,7 +52,7 @@ def batches(listing: MemoryListing, size: int) -> Iterator[tuple[list[str], list
         yield [], listing.files[i : i + step]
 
 
-def _read(cfg: Config, layout: VaultLayout, today: date, rels: list[str], files: list[str]) -> tuple[MemoryScan, World]:
+def _read(cfg: Config, layout: VaultLayout, today: date, rels: list[str], files: list[str]) -> Read:
     mem = scan_memory_scope(cfg.workspace, cfg.life, rels, files)
     world = gather(mem, VaultScan(), {}, layout, {}, today)
     decide_all(world)
@@ -55,12 +61,15 @@ def _read(cfg: Config, layout: VaultLayout, today: date, rels: list[str], files:
 
 def _names(
     cfg: Config, layout: VaultLayout, today: date, listing: MemoryListing, size: int
-) -> tuple[dict[str, Names], Counter[str], list[str]]:
-    """Every entity's name and aliases, how many notes share each note name, and every note the import writes."""
+) -> tuple[dict[str, Names], Counter[str], list[str], dict[int, Read]]:
+    """Every entity's name and aliases, how many notes share each note name, every note the import writes,
+    and the batches read that are kept for the second walk (by their number)."""
     names: dict[str, Names] = {}
     counts: Counter[str] = Counter()
     paths: list[str] = []
-    for rels, files in batches(listing, size):
+    kept: dict[int, Read] = {}
+    units = 0
+    for number, (rels, files) in enumerate(batches(listing, size)):
         mem, world = _read(cfg, layout, today, rels, files)
         planner = Planner(cfg, layout, world, mem, VaultScan(), {})
         planner.target()
@@ -68,7 +77,10 @@ def _names(
         names |= own
         counts.update(map(note_stem, notes))
         paths += notes
-    return names, counts, paths
+        units += len(world.units)
+        if units <= KEEP_UNITS:
+            kept[number] = (mem, world)
+    return names, counts, paths, kept
 
 
 def run_import(
@@ -83,7 +95,7 @@ def run_import(
     listing: MemoryListing,
 ) -> Report:
     size = options.import_batch
-    names, counts, planned = _names(cfg, layout, today, listing, size)
+    names, counts, planned, kept = _names(cfg, layout, today, listing, size)
     context = Planned(names, counts)
     stamp = options.now().strftime("%Y%m%d-%H%M%S")
     report.problems += listing.problems
@@ -105,8 +117,8 @@ def run_import(
     touched: set[str] = set()
     own: dict[str, Names] = {}
     failed = False
-    for rels, files in batches(listing, size):
-        mem, world = _read(cfg, layout, today, rels, files)
+    for number, (rels, files) in enumerate(batches(listing, size)):
+        mem, world = kept.pop(number, None) or _read(cfg, layout, today, rels, files)
         report.problems += mem.problems + world.problems
         plan = make_plan(cfg, layout, world, mem, VaultScan(), {}, stamp, context)
         report.changes += side_changes(world, layout)[0]
