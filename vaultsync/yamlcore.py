@@ -302,7 +302,8 @@ _MAX_IMPLICIT_KEY = 1024
 
 
 def _is_long_key(key_text: str) -> bool:
-    return len(key_text.encode("utf-16-le")) // 2 > _MAX_IMPLICIT_KEY
+    # A character is at most two code units, so most keys are answered without encoding them.
+    return len(key_text) * 2 > _MAX_IMPLICIT_KEY and len(key_text.encode("utf-16-le")) // 2 > _MAX_IMPLICIT_KEY
 
 
 def _flow(value: Any) -> str:
@@ -328,9 +329,15 @@ def _flow(value: Any) -> str:
     return dump_scalar(value)
 
 
-def _property(key: str, value: Any, allow_plain_date: bool) -> str:
+@functools.lru_cache(maxsize=1024)
+def _head(key: str) -> str:
+    """``key:`` as a property line starts; notes share a handful of property names, so this is cached."""
     key_text = _quote(key) if needs_quotes(key) else key
-    head = f"? {key_text}\n:" if _is_long_key(key_text) else f"{key_text}:"
+    return f"? {key_text}\n:" if _is_long_key(key_text) else f"{key_text}:"
+
+
+def _property(key: str, value: Any, allow_plain_date: bool) -> str:
+    head = _head(key)
     if isinstance(value, list) and value and all(_is_scalar(item) for item in value):
         # Obsidian's own list style, so a property it rewrites produces no spurious diff.
         return head + "".join(f"\n  - {dump_scalar(item)}" for item in value) + "\n"

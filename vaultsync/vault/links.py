@@ -45,27 +45,31 @@ class MentionMatcher:
     """Finds the entities named in a text."""
 
     def __init__(self, names: Iterable[tuple[str, str]]) -> None:
-        self._by_token: dict[str, list[tuple[str, str]]] = {}
+        # first token -> [(length, name -> key)], longest first: many names can share a first word ("Anna"),
+        # and one lookup per length keeps a text's cost apart from how many of them there are.
+        by_token: dict[str, dict[int, dict[str, str]]] = {}
         for name, key in names:
             token = _first_token(name)
             if token is None or len(name) < 2:
                 continue
-            self._by_token.setdefault(token, []).append((name, key))
-        for group in self._by_token.values():
-            group.sort(key=lambda item: -len(item[0]))
+            by_token.setdefault(token, {}).setdefault(len(name), {}).setdefault(name, key)
+        self._by_token = {t: sorted(lengths.items(), reverse=True) for t, lengths in by_token.items()}
 
     def find(self, text: str) -> set[str]:
         found: set[str] = set()
+        if self._by_token.keys().isdisjoint(_TOKEN.findall(text)):
+            return found  # most facts name no entity: one scan of the text tells
         for m in _TOKEN.finditer(text):
             candidates = self._by_token.get(m.group(0))
             if not candidates:
                 continue
             start = m.start()
-            for name, key in candidates:
-                if not text.startswith(name, start):
+            for length, keys in candidates:
+                end = start + length
+                key = keys.get(text[start:end])
+                if key is None:
                     continue
-                end = start + len(name)
-                if _WORDCHAR.match(name[-1]) and end < len(text) and _WORDCHAR.match(text[end]):
+                if _WORDCHAR.match(text[end - 1]) and end < len(text) and _WORDCHAR.match(text[end]):
                     continue
                 found.add(key)
                 break
