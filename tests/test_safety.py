@@ -434,6 +434,22 @@ def test_an_old_commit_checked_out_stops_with_exit_4_and_writes_nothing(env: Env
     assert env.fact(SARAH, "sarah-chen-091")["fact"] == "Sarah Chen learned thing 1"
 
 
+@pytest.mark.parametrize("where", ["no repository", "inside another repository"])
+def test_a_vault_that_is_not_its_own_repository_stops_and_writes_nothing(env: Env, where: str) -> None:
+    """A vault whose .git went missing must not be committed into a repository further up the tree."""
+    add_sarah_fact(env)
+    shutil.move(env.vault / ".git", env.root / "vault-git-kept-aside")
+    if where == "inside another repository":
+        subprocess.run(["git", "init", "-q", str(env.root)], check=True)
+    before = frozen_env(env)
+
+    report = env.sync()
+
+    assert_stopped_untouched(report, before, frozen_env(env), "is not a git repository")
+    if where == "inside another repository":
+        assert subprocess.run(["git", "-C", str(env.root), "rev-parse", "--verify", "-q", "HEAD"]).returncode != 0
+
+
 # == 2. the mass-delete guard ===================================================================================
 ENTITIES = 10
 FACTS_PER_ENTITY = 3  # with the summary, 4 units per entity: 40 units on each side

@@ -11,11 +11,9 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from git import InvalidGitRepositoryError, NoSuchPathError
-
 from vaultsync.config import Config
 from vaultsync.fs import atomic_write, set_aside
-from vaultsync.gitrepo import Author, GitFailed, VaultRepo
+from vaultsync.gitrepo import Author, GitFailed, NotARepository, VaultRepo
 from vaultsync.memory.tree import MemoryScan, list_memory, scan_memory, scan_memory_scope
 from vaultsync.model import Change, Problem, Report, Severity
 from vaultsync.secrets import scan_bytes
@@ -213,7 +211,7 @@ def _repo(cfg: Config, report: Report) -> VaultRepo | None:
     """The vault's repository when a pass may write to it; None (with the reason in the report) when not."""
     try:
         repo = VaultRepo(cfg.vault)
-    except (InvalidGitRepositoryError, NoSuchPathError):
+    except NotARepository:
         report.stopped = f"{cfg.vault} is not a git repository; run `vaultsync init` or `git init` there"
         return None
     busy = repo.busy()

@@ -339,9 +339,6 @@ def _patch_index(
     """
     fresh = set(expected) | set(left_alone)
     gone = sorted((carry.before | carry.seen.vault) - fresh)
-    removal = "".join(f"0 {ZERO_OID}\t{path}\0" for path in gone).encode()
-    if removal and _git(cfg, "update-index", "-z", "--index-info", stdin=removal) is None:
-        return None
     started = time.time_ns()
     present = [p for p in sorted(fresh) if os.path.lexists(cfg.vault / p)]
     listing = "".join(f"{path}\0" for path in present).encode()
@@ -350,7 +347,8 @@ def _patch_index(
     held = _indexed(cfg, present) if present else {}
     if held is None:
         return None
-    lines = [f"100644 {sha}\t{path}\0" for path, sha in expected.items() if held.get(path) != sha]
+    lines = [f"0 {ZERO_OID}\t{path}\0" for path in gone]  # not among the fresh paths, so in any order
+    lines += [f"100644 {sha}\t{path}\0" for path, sha in expected.items() if held.get(path) != sha]
     if lines and _git(cfg, "update-index", "-z", "--index-info", stdin="".join(lines).encode()) is None:
         return None
     old: dict[str, str] = carry.seen.saved.get("suspects", {})
