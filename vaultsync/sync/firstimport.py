@@ -13,20 +13,22 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import date
 
 from vaultsync.config import Config
 from vaultsync.fs import atomic_write, set_aside
 from vaultsync.gitrepo import Author, VaultRepo
 from vaultsync.memory.tree import MemoryListing, MemoryScan, scan_memory_scope
-from vaultsync.model import Report, Severity
+from vaultsync.model import Change, Problem, Progress, Report, Severity
 from vaultsync.sync import snapshot
-from vaultsync.sync.apply import apply_plan
+from vaultsync.sync.apply import Applied, apply_plan
 from vaultsync.sync.base import BaseStore
 from vaultsync.sync.changes import message, side_changes
 from vaultsync.sync.engine import PassOptions
 from vaultsync.sync.fullpass import UNCOMMITTED, _commit, _settled, decide_all
-from vaultsync.sync.plan import Planner, make_plan, scope_of
+from vaultsync.sync.plan import Plan, Planner, make_plan, scope_of
 from vaultsync.sync.scope import Names, Planned
 from vaultsync.sync.units import World, gather
 from vaultsync.vault.layout import VaultLayout
@@ -104,11 +106,10 @@ def run_import(
     atomic_write(cfg.state_dir / UNCOMMITTED, json.dumps(sorted(planned)).encode())
     total = len(planned)
     del planned  # a path per note: not worth holding through the import
-    offset = 0
 
-    def progress(done: int, _: int) -> None:
-        if options.progress:
-            options.progress(min(offset + done, total), total)
+    def progress(offset: int) -> Progress | None:
+        tell = options.progress
+        return None if tell is None else lambda done, _: tell(min(offset + done, total), total)
 
     racy = {key for key, entry in walk.entries.items() if entry is None}
     read: dict[str, bytes] = {}  # memory files too fresh for their stat: recorded by what was read
@@ -117,33 +118,45 @@ def run_import(
     touched: set[str] = set()
     own: dict[str, Names] = {}
     failed = False
-    for number, (rels, files) in enumerate(batches(listing, size)):
-        mem, world = kept.pop(number, None) or _read(cfg, layout, today, rels, files)
-        report.problems += mem.problems + world.problems
-        plan = make_plan(cfg, layout, world, mem, VaultScan(), {}, stamp, context)
-        report.changes += side_changes(world, layout)[0]
-        report.problems += plan.problems
-        report.actions += [a.describe() for a in plan.actions]
-        applied = apply_plan(plan, cfg.state_dir / "trash" / stamp, progress)
-        offset += len(plan.actions)
-        report.problems += applied.problems
+
+    def finish(job: _Job) -> None:
+        """Take in a batch once its files are written: report, base rows, what the commit and snapshot need."""
+        nonlocal failed
+        applied = job.writing.result()
+        report.problems += job.problems + applied.problems
+        report.changes += job.changes
+        report.actions += [a.describe() for a in job.plan.actions]
         report.files_written += sum(1 for a in applied.done if a.op == "write")
         failed = failed or bool(applied.failed_keys)
         for action in applied.done:
             if action.side == "vault":
                 blobs[action.shown] = snapshot.blob_id(action.data or b"")
-                touched |= {scope_of(k) for k in action.keys}
+                touched.update(scope_of(k) for k in action.keys)
             else:
                 written[action.shown] = action.data if action.op == "write" else None
-        read |= _racy_reads(mem, racy)
-        own |= plan.own
-        store.save(
-            {k: v for k, v in plan.upserts.items() if k not in applied.failed_keys},
-            [],
-            ids=world.ids(),
-            commit=False,
-        )
-    del context, names, counts  # what planning needed; the commit below needs room of its own
+        read.update(_racy_reads(job.mem, racy))
+        own.update(job.plan.own)
+        upserts = {k: v for k, v in job.plan.upserts.items() if k not in applied.failed_keys}
+        store.save(upserts, [], ids=job.world.ids(), commit=False)
+
+    # One batch is written (system calls, which let go of the interpreter) while the next is read and rendered
+    # (Python): on a slow disk the import then costs about the larger of the two instead of their sum.
+    offset = 0
+    job: _Job | None = None
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="vaultsync-writer") as writer:
+        for number, (rels, files) in enumerate(batches(listing, size)):
+            mem, world = kept.pop(number, None) or _read(cfg, layout, today, rels, files)
+            plan = make_plan(cfg, layout, world, mem, VaultScan(), {}, stamp, context)
+            problems = mem.problems + world.problems + plan.problems
+            changes = side_changes(world, layout)[0]
+            if job is not None:
+                finish(job)
+            writing = writer.submit(apply_plan, plan, cfg.state_dir / "trash" / stamp, progress(offset))
+            job = _Job(writing, plan, mem, world, problems, changes)
+            offset += len(plan.actions)
+        if job is not None:
+            finish(job)
+    del context, names, counts, job  # what planning needed; the commit below needs room of its own
     fresh = sorted({p.path for p in report.problems if p.severity is Severity.NOTE})
     store.save({}, [], reported=fresh, commit=False)
     agent = Author(cfg.git.agent_name, cfg.git.agent_email)
@@ -155,6 +168,18 @@ def run_import(
     if not failed and _settled(report):
         snapshot.record(cfg, walk, written, read, blobs, [], [], {r: [n, list(a)] for r, (n, a) in own.items()})
     return report
+
+
+@dataclass
+class _Job:
+    """A batch whose plan is being written, with what its reading and planning found."""
+
+    writing: Future[Applied]
+    plan: Plan
+    mem: MemoryScan
+    world: World
+    problems: list[Problem]
+    changes: list[Change]
 
 
 def _racy_reads(mem: MemoryScan, racy: set[str]) -> dict[str, bytes]:
