@@ -588,6 +588,30 @@ def test_dry_run_after_an_agent_edit_leaves_base_and_vault_untouched(
     assert "would write 3 file(s)" in out
 
 
+def test_report_under_cron_is_plain_lines_without_loading_rich(synced: Env) -> None:
+    """Not a terminal (cron's log, a pipe): one line per change, no table drawing, and rich is never imported."""
+    agent_appends_fact_and_daily_line(synced)
+    synced.life.joinpath("areas/companies/acme-corp/items.json").write_text("[{", encoding="utf-8")
+    code = (
+        "import sys\n"
+        "from vaultsync.cli import main\n"
+        f"rc = main(['sync', '--config', {str(synced.config_path)!r}])\n"
+        "print('rich loaded' if any(m.split('.')[0] == 'rich' for m in sys.modules) else 'no rich')\n"
+        "sys.exit(rc)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+    lines = run.stdout.splitlines()
+    assert lines[0] == "changes:", run.stdout
+    assert "  memory  people/sarah-chen: +1 fact" in lines
+    assert "  memory  daily 2026-12-01: edited" in lines
+    assert any(line.startswith("error: ") and "acme-corp/items.json" in line for line in lines), lines
+    assert lines[-2].startswith("wrote ") and ", 1 commit(s): " in lines[-2]
+    assert lines[-1] == "no rich"
+    assert not any(ch in run.stdout for ch in "┃━│"), "a table was drawn for a log"
+    assert run.returncode == ExitCode.SKIPPED_INPUT, run.stderr
+
+
 def test_json_report(env: Env, capsys: pytest.CaptureFixture) -> None:
     assert sync_cli(env, "--dry-run", "--json") == 0
     dry = json.loads(capsys.readouterr().out)

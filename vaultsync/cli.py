@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,56 +45,58 @@ def _parser() -> argparse.ArgumentParser:
 TABLE_ROWS = 40
 
 
-def _print_report(report: Report, verbose: bool) -> None:
+def _print_report(report: Report, terminal: bool) -> None:
+    """The report for a person: a rich table on a terminal, plain lines elsewhere (cron's log, a pipe).
+
+    Plain lines are easier to grep in a log, and an hourly pass under cron does not load rich for them (some
+    fifty modules: about a tenth of a small pass with a cold cache).
+    """
     if not (report.stopped or report.changes or report.actions or report.problems or report.open_conflicts):
-        # The hourly pass with nothing to do: one plain line, without loading rich (a tenth of the pass).
         print(
             f"{'would write' if report.dry_run else 'wrote'} 0 file(s)"
             + ("" if report.dry_run else ", nothing to commit")
         )
         return
-    from rich.console import Console
-    from rich.table import Table
-
     from vaultsync.sync.changes import phrase
 
-    console = Console(highlight=False, soft_wrap=True)
+    say = _styled_printer() if terminal else _plain_print
     if report.stopped:
-        console.print(f"[bold red]stopped:[/] {report.stopped}")
+        say("stopped:", "bold red", " ")
+        say(report.stopped)
     by_scope: dict[tuple[str, str], Counter[str]] = {}
     for change in report.changes:
         by_scope.setdefault((change.side, change.scope), Counter())[change.what] += 1
     if by_scope:
-        table = Table(title="dry run: would change" if report.dry_run else "changes", show_edge=False)
-        table.add_column("from")
-        table.add_column("what")
-        table.add_column("changes")
-        rows = list(by_scope.items())
-        shown = rows if report.dry_run else rows[:TABLE_ROWS]
-        for (side, scope), counts in shown:
-            table.add_row(side, scope, phrase(counts))
-        if len(rows) > len(shown):
+        rows = [(side, scope, phrase(counts)) for (side, scope), counts in by_scope.items()]
+        if not report.dry_run and len(rows) > TABLE_ROWS:
             # A first import touches thousands of scopes: a screenful says what happened, --json says all.
-            rest = sum((counts for _, counts in rows[len(shown) :]), Counter())
-            table.add_row("", f"... {len(rows) - len(shown)} more (--json lists all)", phrase(rest))
-        console.print(table)
-    if verbose or report.dry_run:
+            rest = sum((counts for counts in list(by_scope.values())[TABLE_ROWS:]), Counter())
+            rows[TABLE_ROWS:] = [("", f"... {len(rows) - TABLE_ROWS} more (--json lists all)", phrase(rest))]
+        title = "dry run: would change" if report.dry_run else "changes"
+        if terminal:
+            _print_table(title, rows)
+        else:
+            print(f"{title}:")
+            for side, scope, what in rows:
+                print(f"  {side:<6}  {scope}: {what}" if side else f"  {scope}: {what}")
+    if terminal or report.dry_run:
         lines = report.actions if report.dry_run else report.actions[:TABLE_ROWS]
         for line in lines:
-            console.print(f"  {line}", markup=False)
+            say(f"  {line}")
         if len(report.actions) > len(lines):
-            console.print(f"  ... and {len(report.actions) - len(lines)} more", markup=False)
+            say(f"  ... and {len(report.actions) - len(lines)} more")
     for problem in report.problems:
         colour = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.NOTE: "dim"}[problem.severity]
-        console.print(f"[{colour}]{problem.severity}:[/] ", end="")
-        console.print(problem.line(), markup=False)
+        say(f"{problem.severity}:", colour, " ")
+        say(problem.line())
     for conflict in report.conflicts:
-        console.print(f"[bold yellow]conflict:[/] {conflict.scope}: {conflict.detail}; the vault's version is kept in")
-        console.print(f"  {conflict.copy_path}", markup=False)
+        say("conflict:", "bold yellow", " ")
+        say(f"{conflict.scope}: {conflict.detail}; the vault's version is kept in")
+        say(f"  {conflict.copy_path}")
     for copy in report.open_conflicts:
         if copy not in {c.copy_path for c in report.conflicts}:
-            console.print("[yellow]open conflict:[/] ", end="")
-            console.print(f"{copy} (merge what you want into the note, then delete this copy)", markup=False)
+            say("open conflict:", "yellow", " ")
+            say(f"{copy} (merge what you want into the note, then delete this copy)")
     if report.dry_run:
         ops = Counter(line.split(" ", 2)[1] for line in report.actions)
         summary = f"would write {ops['write']} file(s)"
@@ -105,7 +107,37 @@ def _print_report(report: Report, verbose: bool) -> None:
         summary += f", {len(report.commits)} commit(s): " + " ".join(sha[:10] for sha in report.commits)
     elif not report.dry_run and not report.stopped:
         summary += ", nothing to commit" if not report.actions else ""
-    console.print(summary)
+    say(summary)
+
+
+Say = Callable[..., None]
+
+
+def _plain_print(text: str, style: str = "", end: str = "\n") -> None:
+    print(text, end=end)
+
+
+def _styled_printer() -> Say:
+    from rich.console import Console
+
+    console = Console(highlight=False, soft_wrap=True)
+
+    def say(text: str, style: str = "", end: str = "\n") -> None:
+        console.print(text, style=style or None, markup=False, end=end)
+
+    return say
+
+
+def _print_table(title: str, rows: list[tuple[str, str, str]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, show_edge=False)
+    for column in ("from", "what", "changes"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*row)
+    Console(highlight=False, soft_wrap=True).print(table)
 
 
 class _ProgressBar:
@@ -155,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
-        _print_report(report, verbose=sys.stdout.isatty())
+        _print_report(report, terminal=sys.stdout.isatty())
     return int(report.exit_code)
 
 

@@ -15,7 +15,6 @@ import io
 import os
 import re
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -225,37 +224,35 @@ class VaultRepo:
             "GIT_COMMITTER_NAME": author.name,
             "GIT_COMMITTER_EMAIL": author.email,
         }
-        with tempfile.TemporaryDirectory(prefix="vaultsync-git-") as tmp:
-            # The message goes through a file: a first import lists thousands of scopes, past the argv limit.
-            msg = Path(tmp) / "message"
-            msg.write_text(message, encoding="utf-8")
-            for _ in range(HEAD_RETRIES):
-                head = self._head()
-                old_tree = self._seed(index, head)
-                if entries is None:
-                    self._git("update-index", "--add", "--remove", "-z", "--stdin", stdin=listing, env=private)
-                else:
-                    self._git("update-index", "-z", "--index-info", stdin=entries, env=private)
-                tree = self._git("write-tree", env=private).strip()
-                old_tree = old_tree or (
-                    self._git("rev-parse", f"{head}^{{tree}}")
-                    if head
-                    else self._git("hash-object", "-t", "tree", "--stdin", stdin=b"")
-                )
-                if tree == old_tree.strip():
-                    self._mark(index, head, tree)
-                    return None
-                parents = ["-p", head] if head else []
-                sha = self._git("commit-tree", tree, *parents, "-F", str(msg), env=ident).strip()
-                subject = message.splitlines()[0] if message else ""
-                try:
-                    self._git("update-ref", "-m", f"commit: {subject}", "HEAD", sha, head or ZERO_OID)
-                except GitFailed:
-                    if self._head() == head:
-                        raise
-                    continue  # someone committed meanwhile: build again on their commit
-                self._mark(index, sha, tree)
-                return sha
+        # The message goes through standard input: a first import lists thousands of scopes, past the argv limit.
+        text = message.encode("utf-8")
+        for _ in range(HEAD_RETRIES):
+            head = self._head()
+            old_tree = self._seed(index, head)
+            if entries is None:
+                self._git("update-index", "--add", "--remove", "-z", "--stdin", stdin=listing, env=private)
+            else:
+                self._git("update-index", "-z", "--index-info", stdin=entries, env=private)
+            tree = self._git("write-tree", env=private).strip()
+            old_tree = old_tree or (
+                self._git("rev-parse", f"{head}^{{tree}}")
+                if head
+                else self._git("hash-object", "-t", "tree", "--stdin", stdin=b"")
+            )
+            if tree == old_tree.strip():
+                self._mark(index, head, tree)
+                return None
+            parents = ["-p", head] if head else []
+            sha = self._git("commit-tree", tree, *parents, stdin=text, env=ident).strip()
+            subject = message.splitlines()[0] if message else ""
+            try:
+                self._git("update-ref", "-m", f"commit: {subject}", "HEAD", sha, head or ZERO_OID)
+            except GitFailed:
+                if self._head() == head:
+                    raise
+                continue  # someone committed meanwhile: build again on their commit
+            self._mark(index, sha, tree)
+            return sha
         raise GitFailed(["git", "update-ref"], "HEAD kept moving while vaultsync committed")
 
     def _packed(self, count: int) -> tuple[str, ...]:
