@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vaultsync import gitrepo
 from vaultsync.gitrepo import PACK_GIT_MIN, PACK_PATHS_MIN, Author, VaultRepo, ensure_repo, git_version
@@ -190,3 +193,60 @@ def test_commits_go_through_while_a_note_is_rewritten_in_place(vault: Path, size
     assert not (vault / ".git" / "index.lock").exists()
     assert _git(vault, "show", "HEAD:other.md") == "edit 5\n"
     assert _git(vault, "fsck", "--no-progress", "--no-dangling") == ""  # a blob of a torn read may dangle
+
+
+NAMES = ["a.md", "b c.md", "é.md", "李伟.md", "x-y.md", "a-b.md", "a.b.md", "a"]
+
+
+@settings(max_examples=int(os.environ.get("VAULTSYNC_TREE_EXAMPLES", "40")), deadline=None)
+@given(
+    rounds=st.lists(
+        st.lists(
+            st.tuples(
+                st.sampled_from(["", "p", "p/q", "p/q-r", "p/q/facts", "新", "new/deep/er"]),
+                st.sampled_from(NAMES),
+                st.sampled_from(["write", "write", "delete"]),
+            ),
+            min_size=1,
+            max_size=6,
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_small_commits_built_by_editing_trees_hold_what_the_files_hold(
+    tmp_path_factory: pytest.TempPathFactory, rounds: list[list[tuple[str, str, str]]]
+) -> None:
+    """A commit of a few paths is built by editing HEAD's trees (no index): every tree must be git's own."""
+    vault = tmp_path_factory.mktemp("trees") / "vault"
+    vault.mkdir()
+    ensure_repo(vault)
+    (vault / "p").mkdir()
+    (vault / "p" / "seed.md").write_text("seed\n")
+    (vault / "top.md").write_text("top\n")
+    repo = VaultRepo(vault)
+    repo.commit(["p/seed.md", "top.md"], "seed", AGENT)
+    marker = (vault / ".git" / "vaultsync-index.head").read_text()
+    for number, edits in enumerate(rounds):
+        touched = []
+        for folder, name, op in edits:
+            rel = f"{folder}/{name}" if folder else name
+            path = vault / rel
+            if path.is_dir() or any(p.is_file() for p in path.parents if p != vault and p.is_relative_to(vault)):
+                continue  # a file where a folder is (or the reverse) is not what a vault holds
+            if op == "write":
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(f"{rel} in round {number}\n", encoding="utf-8")
+            elif path.exists():
+                path.unlink()
+            touched.append(rel)
+        repo.commit(touched, f"round {number}", AGENT)
+        on_disk = {
+            p.relative_to(vault).as_posix(): _blob(vault, p.relative_to(vault).as_posix())
+            for p in vault.rglob("*")
+            if p.is_file() and ".git" not in p.relative_to(vault).parts
+        }
+        assert _tree(vault) == on_disk
+        assert _git(vault, "status", "--porcelain") == ""
+    assert _git(vault, "fsck", "--strict", "--no-progress") == ""
+    assert (vault / ".git" / "vaultsync-index.head").read_text() == marker, "small commits used the private index"

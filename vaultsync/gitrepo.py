@@ -14,11 +14,14 @@ import functools
 import io
 import os
 import re
+import stat
 import subprocess
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from vaultsync import gittree
 
 FALLBACK_PERSON = ("vault person", "person@vaultsync.invalid")
 LOCK_WAIT_SECONDS = 10.0
@@ -35,6 +38,7 @@ PASSING = (
 PRIVATE_INDEX = "vaultsync-index"
 HEAD_RETRIES = 5
 COPY_ENTRIES_MIN = 500
+TREE_EDIT_MAX = 200  # commits of up to this many paths edit HEAD's trees instead of using the private index
 # From this many paths, new blobs are streamed into packs instead of a loose file each, PACK_CHUNK to a pack.
 # git >= 2.37 batches update-index's objects this way; older ones would make a pack per blob, so they keep
 # loose objects.
@@ -170,6 +174,9 @@ class VaultRepo:
         return found
 
     def _git(self, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> str:
+        return self._git_bytes(*args, stdin=stdin, env=env).decode()
+
+    def _git_bytes(self, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> bytes:
         """Run git in the vault; what passes (a held ``index.lock``, a note mid-save) is waited for, then reported."""
         deadline = time.monotonic() + LOCK_WAIT_SECONDS
         while True:
@@ -178,7 +185,7 @@ class VaultRepo:
                 ["git", *args], cwd=self.root, input=stdin, capture_output=True, env={**os.environ, **(env or {})}
             )
             if run.returncode == 0:
-                return run.stdout.decode()
+                return run.stdout
             stderr = run.stderr.decode(errors="replace")
             if run.returncode < 0:
                 # git hashes a large file through mmap and dies of SIGBUS when Obsidian truncates it meanwhile,
@@ -228,21 +235,30 @@ class VaultRepo:
         }
         # The message goes through standard input: a first import lists thousands of scopes, past the argv limit.
         text = message.encode("utf-8")
+        files = self._plain_files(wanted) if len(wanted) <= TREE_EDIT_MAX else None
         for _ in range(HEAD_RETRIES):
             head = self._head()
-            old_tree = self._seed(index, head)
-            if entries is None:
-                self._git("update-index", "--add", "--remove", "-z", "--stdin", stdin=listing, env=private)
+            edited = self._edited(head, files) if head and files is not None else None
+            if edited is None:
+                old_tree = self._seed(index, head)
+                if entries is None:
+                    self._git("update-index", "--add", "--remove", "-z", "--stdin", stdin=listing, env=private)
+                else:
+                    self._git("update-index", "-z", "--index-info", stdin=entries, env=private)
+                tree = self._git("write-tree", env=private).strip()
+                old_tree = (
+                    old_tree
+                    or (
+                        self._git("rev-parse", f"{head}^{{tree}}")
+                        if head
+                        else self._git("hash-object", "-t", "tree", "--stdin", stdin=b"")
+                    ).strip()
+                )
             else:
-                self._git("update-index", "-z", "--index-info", stdin=entries, env=private)
-            tree = self._git("write-tree", env=private).strip()
-            old_tree = old_tree or (
-                self._git("rev-parse", f"{head}^{{tree}}")
-                if head
-                else self._git("hash-object", "-t", "tree", "--stdin", stdin=b"")
-            )
-            if tree == old_tree.strip():
-                self._mark(index, head, tree)
+                tree, old_tree = edited
+            if tree == old_tree:
+                if edited is None:
+                    self._mark(index, head, tree)
                 return None
             parents = ["-p", head] if head else []
             sha = self._git("commit-tree", tree, *parents, stdin=text, env=ident).strip()
@@ -253,9 +269,72 @@ class VaultRepo:
                 if self._head() == head:
                     raise
                 continue  # someone committed meanwhile: build again on their commit
-            self._mark(index, sha, tree)
+            if edited is None:
+                self._mark(index, sha, tree)
             return sha
         raise GitFailed(["git", "update-ref"], "HEAD kept moving while vaultsync committed")
+
+    def _plain_files(self, wanted: list[str]) -> dict[str, bytes | None] | None:
+        """Path -> blob id (stored now) of each path, None for one that is gone; None when one is not a plain
+        file (a link, an executable, a folder) or cannot be hashed: the private index handles those."""
+        files: dict[str, bytes | None] = {}
+        present = []
+        for path in wanted:
+            try:
+                st = os.lstat(self.root / path)
+            except FileNotFoundError:
+                files[path] = None
+                continue
+            except OSError:
+                return None
+            if "\n" in path or not stat.S_ISREG(st.st_mode) or st.st_mode & 0o111:
+                return None
+            present.append(path)
+        if present:
+            try:
+                ids = self._git("hash-object", "-w", "--stdin-paths", stdin="".join(f"{p}\n" for p in present).encode())
+            except GitFailed:
+                return None  # gone or changing meanwhile: update-index copes with that
+            found = ids.split()
+            if len(found) != len(present):
+                return None
+            files.update(zip(present, map(bytes.fromhex, found), strict=True))
+        return files
+
+    def _edited(self, head: str, files: dict[str, bytes | None]) -> tuple[str, str] | None:
+        """(new tree, ``head``'s tree) with ``files`` changed, built without an index; None when the private
+        index must build it (not a SHA-1 repository, a file becoming a folder, a name git would quote)."""
+        if len(head) != 2 * gittree.ID_BYTES:
+            return None
+        wanted = ["", *[folder for folder in gittree.folders(files) if folder]]
+        query = "".join(f"{head}:{folder}\n" if folder else f"{head}^{{tree}}\n" for folder in wanted)
+        found = _batch_objects(self._git_bytes("cat-file", "--batch", stdin=query.encode()))
+        if len(found) != len(wanted) or found[0] is None:
+            return None
+        trees: dict[str, gittree.Entries] = {}
+        for folder, got in zip(wanted, found, strict=True):
+            if got is not None:
+                _, kind, body = got
+                if kind != b"tree":
+                    return None
+                trees[folder] = gittree.parse(body)
+        old = found[0][0].decode()
+        if gittree.object_id(gittree.encode(trees[""])).hex() != old:
+            return None  # a tree this module would not write the same way: let git do it
+        try:
+            root, written = gittree.edit(trees, files)
+            batch = gittree.mktree_input(written)
+        except gittree.NotEditable:
+            return None
+        if root.hex() == old:
+            return old, old
+        try:
+            made = self._git("mktree", "--batch", stdin=batch).split()
+        except GitFailed:
+            made = []
+        if made != [oid.hex() for oid, _ in written]:
+            return None  # git disagrees with the trees computed here: let the index build it
+        return root.hex(), old
 
     def _stage(self, wanted: list[str], listing: bytes) -> None:
         """Bring the real index up to date for ``wanted``; a large commit's new blobs go into pack files.
@@ -322,3 +401,21 @@ class VaultRepo:
     def _mark(index: Path, head: str | None, tree: str) -> None:
         if head:
             index.with_name(index.name + ".head").write_text(f"{head} {tree}\n", encoding="utf-8")
+
+
+def _batch_objects(out: bytes) -> list[tuple[bytes, bytes, bytes] | None]:
+    """(id, type, content) of each object ``git cat-file --batch`` printed, in order; None for one not found."""
+    found: list[tuple[bytes, bytes, bytes] | None] = []
+    i = 0
+    while i < len(out):
+        end = out.index(b"\n", i)
+        header = out[i:end]
+        if header.endswith(b" missing") or header.endswith(b" ambiguous"):
+            found.append(None)
+            i = end + 1
+            continue
+        oid, kind, size = header.rsplit(b" ", 2)
+        start = end + 1
+        found.append((oid, kind, out[start : start + int(size)]))
+        i = start + int(size) + 1
+    return found
