@@ -80,16 +80,23 @@ def test_vault_example_in_batches_of_one_entity(tmp_path: Path, monkeypatch: pyt
 
 
 @pytest.mark.parametrize(
-    ("batch", "keep"),
-    [(3, firstimport.KEEP_UNITS), (7, firstimport.KEEP_UNITS), (7, 300), (3, 0)],
-    ids=["3-all-kept", "7-all-kept", "7-some-read-twice", "3-all-read-twice"],
+    ("batch", "keep", "entities"),
+    [
+        (3, firstimport.KEEP_UNITS, firstimport.KEEP_ENTITIES),
+        (7, firstimport.KEEP_UNITS, firstimport.KEEP_ENTITIES),
+        (7, 300, firstimport.KEEP_ENTITIES),
+        (3, 0, firstimport.KEEP_ENTITIES),
+        (7, firstimport.KEEP_UNITS, 5),
+    ],
+    ids=["3-all-kept", "7-all-kept", "7-some-read-twice", "3-all-read-twice", "7-too-many-entities-to-keep"],
 )
 def test_a_generated_tree_in_batches(
-    generated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int, keep: int
+    generated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int, keep: int, entities: int
 ) -> None:
     """The first walk's reads are kept for the second up to a bound; past it, batches are read again."""
     isolate_git(monkeypatch.setenv, tmp_path / "git-env")
     monkeypatch.setattr(firstimport, "KEEP_UNITS", keep)
+    monkeypatch.setattr(firstimport, "KEEP_ENTITIES", entities)
     env, report = import_both(generated, tmp_path, batch=batch)
     assert report.files_written > 600
     assert env.sync().quick

@@ -221,8 +221,7 @@ class VaultRepo:
         wanted = sorted(set(paths))
         if not wanted:
             return None
-        listing = ("\0".join(wanted) + "\0").encode()
-        self._stage(wanted, listing)
+        self._stage(wanted)
         # Many paths: copy what the real index now holds rather than hash every file a second time.
         entries = self._entries(wanted) if len(wanted) >= COPY_ENTRIES_MIN else None
         index = self.git_dir / PRIVATE_INDEX
@@ -242,7 +241,8 @@ class VaultRepo:
             if edited is None:
                 old_tree = self._seed(index, head)
                 if entries is None:
-                    self._git("update-index", "--add", "--remove", "-z", "--stdin", stdin=listing, env=private)
+                    update = ("update-index", "--add", "--remove", "-z", "--stdin")
+                    self._git(*update, stdin=_nul_list(wanted), env=private)
                 else:
                     self._git("update-index", "-z", "--index-info", stdin=entries, env=private)
                 tree = self._git("write-tree", env=private).strip()
@@ -336,7 +336,7 @@ class VaultRepo:
             return None  # git disagrees with the trees computed here: let the index build it
         return root.hex(), old
 
-    def _stage(self, wanted: list[str], listing: bytes) -> None:
+    def _stage(self, wanted: list[str]) -> None:
         """Bring the real index up to date for ``wanted``; a large commit's new blobs go into pack files.
 
         A first import of 50k notes otherwise writes 50k loose objects: a file and a block of disk each (200 MB
@@ -349,11 +349,11 @@ class VaultRepo:
         took 0.9 s). A few paths stay loose: a pack per hourly pass would pile up packs.
         """
         if len(wanted) < PACK_PATHS_MIN or git_version()[:2] < PACK_GIT_MIN:
-            self._git("update-index", "--add", "--remove", "-z", "--stdin", stdin=listing)
+            self._git("update-index", "--add", "--remove", "-z", "--stdin", stdin=_nul_list(wanted))
             return
         packed = ("-c", "core.bigFileThreshold=1", "update-index", "--add", "--remove", "-z", "--stdin")
         for start in range(0, len(wanted), PACK_CHUNK):
-            self._git(*packed, stdin=("\0".join(wanted[start : start + PACK_CHUNK]) + "\0").encode())
+            self._git(*packed, stdin=_nul_list(wanted[start : start + PACK_CHUNK]))
 
     def _entries(self, wanted: list[str]) -> bytes:
         """``update-index --index-info`` input giving ``wanted`` as the real index holds them (absent: removed).
@@ -362,18 +362,19 @@ class VaultRepo:
         walk over both lists does it: a first import commits 200k paths, and a dict of the index would double
         the memory that import needs.
         """
-        listing = self._git("ls-files", "--stage", "-z")
+        listing = self._git_bytes("ls-files", "--stage", "-z")  # kept as bytes: at 200k notes, 22 MB
         removed = f"0 {ZERO_OID}"
         out = io.BytesIO()
         i, start = 0, 0
-        while (end := listing.find("\0", start)) != -1:
-            meta, _, path = listing[start:end].partition("\t")
+        while (end := listing.find(b"\0", start)) != -1:
+            record = listing[start : end + 1]
+            path = record[record.index(b"\t") + 1 : -1].decode()
             start = end + 1
             while i < len(wanted) and wanted[i] < path:
                 out.write(f"{removed}\t{wanted[i]}\0".encode())
                 i += 1
             if i < len(wanted) and wanted[i] == path:
-                out.write(f"{meta}\t{path}\0".encode())
+                out.write(record)
                 i += 1
         for path in wanted[i:]:
             out.write(f"{removed}\t{path}\0".encode())
@@ -401,6 +402,10 @@ class VaultRepo:
     def _mark(index: Path, head: str | None, tree: str) -> None:
         if head:
             index.with_name(index.name + ".head").write_text(f"{head} {tree}\n", encoding="utf-8")
+
+
+def _nul_list(paths: list[str]) -> bytes:
+    return "".join(f"{path}\0" for path in paths).encode()
 
 
 def _batch_objects(out: bytes) -> list[tuple[bytes, bytes, bytes] | None]:

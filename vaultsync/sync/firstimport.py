@@ -36,10 +36,12 @@ from vaultsync.vault.links import note_stem
 from vaultsync.vault.scan import VaultScan
 
 FILES_PER_ENTITY = 10  # a batch holds this many memory files for each entity it would hold
-# The first walk keeps what it read of the first batches, up to this many units (facts, entities, files), for
-# the second to use instead of reading and parsing them again: about 120 MB, below what the commit of a 200k
-# import needs anyway, and all of a 40k-fact memory.
-KEEP_UNITS = 40_000
+# A memory of up to KEEP_ENTITIES entities is read once: the first walk keeps what it read, up to KEEP_UNITS
+# units (facts, entities, files; about 3 KB each), for the second to use instead of reading and parsing it
+# again. A larger memory is read twice, so that what the first walk held does not add to the peak its commit
+# reaches (at 200k facts, close to the 300 MB the import is held to).
+KEEP_ENTITIES = 3_000
+KEEP_UNITS = 60_000
 
 Read = tuple[MemoryScan, World]
 
@@ -70,7 +72,7 @@ def _names(
     counts: Counter[str] = Counter()
     paths: list[str] = []
     kept: dict[int, Read] = {}
-    units = 0
+    units = 0 if len(listing.rels) <= KEEP_ENTITIES else KEEP_UNITS + 1
     for number, (rels, files) in enumerate(batches(listing, size)):
         mem, world = _read(cfg, layout, today, rels, files)
         planner = Planner(cfg, layout, world, mem, VaultScan(), {})
