@@ -225,7 +225,6 @@ class VaultRepo:
         # Many paths: copy what the real index now holds rather than hash every file a second time.
         entries = self._entries(wanted) if len(wanted) >= COPY_ENTRIES_MIN else None
         index = self.git_dir / PRIVATE_INDEX
-        private = {"GIT_INDEX_FILE": str(index)}
         ident = {
             "GIT_AUTHOR_NAME": author.name,
             "GIT_AUTHOR_EMAIL": author.email,
@@ -238,24 +237,7 @@ class VaultRepo:
         for _ in range(HEAD_RETRIES):
             head = self._head()
             edited = self._edited(head, files) if head and files is not None else None
-            if edited is None:
-                old_tree = self._seed(index, head)
-                if entries is None:
-                    update = ("update-index", "--add", "--remove", "-z", "--stdin")
-                    self._git(*update, stdin=_nul_list(wanted), env=private)
-                else:
-                    self._git("update-index", "-z", "--index-info", stdin=entries, env=private)
-                tree = self._git("write-tree", env=private).strip()
-                old_tree = (
-                    old_tree
-                    or (
-                        self._git("rev-parse", f"{head}^{{tree}}")
-                        if head
-                        else self._git("hash-object", "-t", "tree", "--stdin", stdin=b"")
-                    ).strip()
-                )
-            else:
-                tree, old_tree = edited
+            tree, old_tree = edited or self._indexed(index, head, wanted, entries)
             if tree == old_tree:
                 if edited is None:
                     self._mark(index, head, tree)
@@ -273,6 +255,23 @@ class VaultRepo:
                 self._mark(index, sha, tree)
             return sha
         raise GitFailed(["git", "update-ref"], "HEAD kept moving while vaultsync committed")
+
+    def _indexed(self, index: Path, head: str | None, wanted: list[str], entries: bytes | None) -> tuple[str, str]:
+        """(new tree, ``head``'s tree) built on the private index: ``wanted`` hashed again from disk, or, given
+        ``entries``, copied from the real index."""
+        private = {"GIT_INDEX_FILE": str(index)}
+        old_tree = self._seed(index, head)
+        if entries is None:
+            update = ("update-index", "--add", "--remove", "-z", "--stdin")
+            self._git(*update, stdin=_nul_list(wanted), env=private)
+        else:
+            self._git("update-index", "-z", "--index-info", stdin=entries, env=private)
+        tree = self._git("write-tree", env=private).strip()
+        if not old_tree and head:
+            old_tree = self._git("rev-parse", f"{head}^{{tree}}").strip()
+        elif not old_tree:
+            old_tree = self._git("hash-object", "-t", "tree", "--stdin", stdin=b"").strip()  # the empty tree
+        return tree, old_tree
 
     def _plain_files(self, wanted: list[str]) -> dict[str, bytes | None] | None:
         """Path -> blob id (stored now) of each path, None for one that is gone; None when one is not a plain
