@@ -72,7 +72,8 @@ def _names(
     counts: Counter[str] = Counter()
     paths: list[str] = []
     kept: dict[int, Read] = {}
-    units = 0 if len(listing.rels) <= KEEP_ENTITIES else KEEP_UNITS + 1
+    keep = len(listing.rels) <= KEEP_ENTITIES
+    units = 0
     for number, (rels, files) in enumerate(batches(listing, size)):
         mem, world = _read(cfg, layout, today, rels, files)
         planner = Planner(cfg, layout, world, mem, VaultScan(), {})
@@ -82,7 +83,7 @@ def _names(
         counts.update(map(note_stem, notes))
         paths += notes
         units += len(world.units)
-        if units <= KEEP_UNITS:
+        if keep and units <= KEEP_UNITS:
             kept[number] = (mem, world)
     return names, counts, paths, kept
 
