@@ -24,10 +24,8 @@ from vaultsync.memory.tree import MemoryListing, MemoryScan, scan_memory_scope
 from vaultsync.model import Change, Problem, Progress, Report, Severity
 from vaultsync.sync import snapshot
 from vaultsync.sync.apply import Applied, apply_plan
-from vaultsync.sync.base import BaseStore
 from vaultsync.sync.changes import message, side_changes
-from vaultsync.sync.engine import PassOptions
-from vaultsync.sync.fullpass import UNCOMMITTED, _commit, _settled, decide_all
+from vaultsync.sync.fullpass import UNCOMMITTED, Setting, _commit, _settled, decide_all
 from vaultsync.sync.plan import Plan, Planner, make_plan, scope_of
 from vaultsync.sync.scope import Names, Planned
 from vaultsync.sync.units import World, gather
@@ -88,17 +86,9 @@ def _names(
     return names, counts, paths, kept
 
 
-def run_import(
-    cfg: Config,
-    options: PassOptions,
-    report: Report,
-    layout: VaultLayout,
-    store: BaseStore,
-    repo: VaultRepo,
-    today: date,
-    walk: snapshot.MemoryWalk,
-    listing: MemoryListing,
-) -> Report:
+def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: MemoryListing) -> Report:
+    cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
+    today, walk = setting.today, setting.walk
     size = options.import_batch
     names, counts, planned, kept = _names(cfg, layout, today, listing, size)
     context = Planned(names, counts)

@@ -166,21 +166,33 @@ def _why(stderr: str) -> str:
     return f"git commit failed: {lines[-1] if lines else 'no reason given'}"
 
 
+@dataclass(frozen=True)
+class Setting:
+    """What every way of running a pass shares: the config and options, the layout, the base, the day, and the
+    memory walk the quick check made."""
+
+    cfg: Config
+    options: PassOptions
+    layout: VaultLayout
+    store: BaseStore
+    today: date
+    walk: snapshot.MemoryWalk
+
+
 def run_full(
     cfg: Config, options: PassOptions, report: Report, walk: snapshot.MemoryWalk, seen: snapshot.Seen | None = None
 ) -> Report:
     """One pass over every unit, or over those ``seen`` (the quick check's findings) touches when that is safe."""
     layout = VaultLayout(cfg.layout)
-    today = options.today or date.today()
     store = BaseStore(cfg.state_dir / "base.sqlite", read_only=options.dry_run)
+    setting = Setting(cfg, options, layout, store, options.today or date.today(), walk)
     try:
         narrowed = _narrow(cfg, layout, store, seen) if seen is not None else None
         if narrowed is not None:
             scoped = Report(dry_run=report.dry_run, scoped=True)  # a widened attempt leaves no trace
-            if _run(cfg, options, scoped, layout, store, today, walk, narrowed) is not None:
+            if _run(setting, scoped, narrowed) is not None:
                 return scoped
-        result = _import(cfg, options, report, layout, store, today, walk)
-        result = result or _run(cfg, options, report, layout, store, today, walk, None)
+        result = _import(setting, report) or _run(setting, report, None)
         assert result is not None
         return result
     finally:
@@ -221,16 +233,9 @@ def _repo(cfg: Config, report: Report) -> VaultRepo | None:
     return repo
 
 
-def _import(
-    cfg: Config,
-    options: PassOptions,
-    report: Report,
-    layout: VaultLayout,
-    store: BaseStore,
-    today: date,
-    walk: snapshot.MemoryWalk,
-) -> Report | None:
+def _import(setting: Setting, report: Report) -> Report | None:
     """A first import into an empty vault, run batch by batch (``firstimport.py``); None when this is none."""
+    cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
     if options.dry_run or options.import_batch <= 0 or not store.empty() or _uncommitted(cfg):
         return None
     vault = scan_vault(cfg.vault, layout)
@@ -242,20 +247,13 @@ def _import(
     from vaultsync.sync.firstimport import run_import
 
     listing = list_memory(cfg.workspace, cfg.life, layout.reserved_life_dirs())
-    return run_import(cfg, options, report, layout, store, repo, today, walk, listing)
+    return run_import(setting, report, repo, listing)
 
 
-def _run(
-    cfg: Config,
-    options: PassOptions,
-    report: Report,
-    layout: VaultLayout,
-    store: BaseStore,
-    today: date,
-    walk: snapshot.MemoryWalk,
-    narrowed: Narrowed | None,
-) -> Report | None:
+def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report | None:
     """The pass; None when a scoped one finds, before writing anything, that it must run in full."""
+    cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
+    today, walk = setting.today, setting.walk
     if narrowed is not None:
         scope = narrowed.scope
         base = store.load(narrowed.context.keys)
