@@ -21,6 +21,7 @@ from helpers_crash import run_sync, stale_git_locks
 from helpers_twoway import EXAMPLE, Env, base_rows, isolate_git
 
 from vaultsync import config as configmod
+from vaultsync import gitrepo
 from vaultsync.model import Report
 from vaultsync.sync import firstimport
 from vaultsync.vault_init import init_vault
@@ -162,3 +163,39 @@ def test_a_first_import_killed_at_random_is_finished_by_the_next_pass(
     assert env.git("status", "--porcelain") == ""
     assert not (env.cfg.state_dir / "uncommitted.json").exists()
     assert env.sync().quick
+
+
+def test_notes_holding_a_secret_stay_out_of_the_index_and_history_of_a_large_import(
+    generated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An import large enough to stage notes while it writes them hands git only those that hold no secret:
+    no object in the repository, packed or loose, ever holds the secret, and the commit says which it left out."""
+    isolate_git(monkeypatch.setenv, tmp_path / "git-env")
+    token = "ghp_" + "Z9y8X7w6" * 5
+    env = fresh(generated, tmp_path / "setup")
+    daily = sorted((env.workspace / "memory").glob("*.md"))[0]
+    daily.write_text(daily.read_text(encoding="utf-8") + f"\nDeploy token: {token}\n", encoding="utf-8")
+    entity = sorted((env.life / "areas/people").iterdir())[0]
+    doc = json.loads((entity / "items.json").read_text(encoding="utf-8"))
+    facts = doc if isinstance(doc, list) else next(v for v in doc.values() if isinstance(v, list))
+    facts[0]["fact"] = f"Keeps the CI token {token} in a sticky note"
+    (entity / "items.json").write_text(json.dumps(doc), encoding="utf-8")
+
+    report = env.sync(import_batch=7)
+
+    assert report.files_written > gitrepo.PACK_PATHS_MIN, "too small an import to stage notes as it goes"
+    holding = [p for p in report.problems if "holds a secret" in p.message]
+    untracked = [rel for rel in env.git("ls-files", "--others", "-z").split("\0") if rel.endswith(".md")]
+    assert sorted(p.path for p in holding) == sorted(rel for rel in untracked if token in read(env, rel))
+    assert len(holding) == 2, [p.line() for p in report.problems]
+    assert token not in env.git("log", "-p", "--all")
+    objects = subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=env.vault, capture_output=True, check=True
+    ).stdout
+    assert token.encode() not in objects, "git holds an object with the secret"
+    assert len(env.git("ls-files").splitlines()) > gitrepo.PACK_PATHS_MIN, "the clean notes were not committed"
+    assert not any(token in read(env, rel) for rel in env.git("ls-files", "-z").split("\0") if rel)
+
+
+def read(env: Env, rel: str) -> str:
+    return (env.vault / rel).read_text(encoding="utf-8")

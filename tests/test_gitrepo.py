@@ -126,6 +126,69 @@ def test_a_large_commit_puts_its_new_blobs_in_packs_and_a_small_one_leaves_them_
     assert _git(vault, "status", "--porcelain") == ""
 
 
+def _staged(vault: Path) -> dict[str, str]:
+    """path -> blob id of what the real index holds."""
+    out = _git(vault, "ls-files", "--stage", "-z")
+    return {rec.split("\t", 1)[1]: rec.split()[1] for rec in out.split("\0") if rec}
+
+
+def test_a_feed_stages_paths_as_they_come_in_packs_and_the_commit_takes_them(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Paths fed a few at a time end up staged, a pack per ``PACK_CHUNK``; the commit then stages nothing again."""
+    if git_version()[:2] < PACK_GIT_MIN:
+        pytest.skip("this git cannot pack blobs as they come")
+    monkeypatch.setattr(gitrepo, "PACK_CHUNK", 4)
+    repo = VaultRepo(vault)
+    assert repo.feed(PACK_PATHS_MIN - 1) is None, "a small pass got a feed"
+    paths = [f"notes/n{n}.md" for n in range(10)]
+    (vault / "notes").mkdir()
+    for n, rel in enumerate(paths):
+        (vault / rel).write_text(f"note {n}\n")
+    feed = repo.feed(PACK_PATHS_MIN)
+    assert feed is not None
+    with feed:
+        for start in (0, 3, 6):  # batches that straddle the chunk boundaries
+            feed.add(paths[start : start + 3 if start < 6 else None])
+    staged = _staged(vault)
+    assert staged == {rel: _blob(vault, rel) for rel in paths}
+    assert _objects(vault) == {"count": 0, "in-pack": 10, "packs": 3}
+    repo.commit(paths, "import", AGENT)
+    assert _tree(vault) == staged
+    assert _objects(vault)["packs"] == 3, "the commit packed the fed notes a second time"
+    assert _git(vault, "status", "--porcelain") == ""
+
+
+def test_a_feed_that_git_refuses_leaves_the_work_to_the_commit(vault: Path) -> None:
+    """A path git cannot take (gone meanwhile) ends the feed quietly; the commit stages what is there."""
+    if git_version()[:2] < PACK_GIT_MIN:
+        pytest.skip("this git cannot pack blobs as they come")
+    repo = VaultRepo(vault)
+    (vault / "a.md").write_text("a\n")
+    (vault / "c.md").write_text("c\n")
+    feed = repo.feed(PACK_PATHS_MIN)
+    assert feed is not None
+    with feed:
+        feed.add(["a.md", "gone/b.md"])
+        feed.add(["c.md"])
+    assert repo.commit(["a.md", "c.md"], "import", AGENT)
+    assert set(_tree(vault)) == {"a.md", "c.md"}
+    assert _git(vault, "status", "--porcelain") == ""
+
+
+def test_unlike_names_the_paths_the_index_does_not_hold_as_expected(vault: Path) -> None:
+    repo = VaultRepo(vault)
+    for name in ("same.md", "edited.md"):
+        (vault / name).write_text(f"{name} as written\n")
+    expected = {rel: _blob(vault, rel) for rel in ("same.md", "edited.md")}
+    expected["never-staged.md"] = expected["same.md"]
+    _git(vault, "add", "same.md", "edited.md")
+    assert repo.unlike(expected) == {"never-staged.md"}
+    (vault / "edited.md").write_text("changed by the person before git hashed it\n")
+    _git(vault, "add", "edited.md")
+    assert repo.unlike(expected) == {"edited.md", "never-staged.md"}
+
+
 def test_a_commit_builds_on_a_commit_the_person_made_in_between(vault: Path) -> None:
     """obsidian-git commits between two passes: vaultsync's next commit must keep that work, not undo it."""
     (vault / "a.md").write_text("a1\n")

@@ -10,6 +10,7 @@ first, so ``git status`` stays clean and a later obsidian-git commit cannot undo
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import os
@@ -17,7 +18,8 @@ import re
 import stat
 import subprocess
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -212,6 +214,13 @@ class VaultRepo:
         except GitFailed:
             return None
 
+    def feed(self, total: int) -> IndexFeed | None:
+        """An ``IndexFeed`` for a pass about to write ``total`` notes; None when too few to be worth one, or
+        when this git cannot pack them as it goes (see ``_stage``)."""
+        if total < PACK_PATHS_MIN or git_version()[:2] < PACK_GIT_MIN:
+            return None
+        return IndexFeed(self)
+
     def commit(self, paths: Iterable[str], message: str, author: Author) -> str | None:
         """Commit exactly ``paths`` (added, changed or deleted); None when none of them changed.
 
@@ -354,6 +363,19 @@ class VaultRepo:
         for start in range(0, len(wanted), PACK_CHUNK):
             self._git(*packed, stdin=_nul_list(wanted[start : start + PACK_CHUNK]))
 
+    def unlike(self, expected: Mapping[str, str]) -> set[str]:
+        """The paths of ``expected`` (path -> blob id) that git's index does not hold with exactly that blob."""
+        listing = self._git_bytes("ls-files", "--stage", "-z")
+        differ = set(expected)
+        start = 0
+        while (end := listing.find(b"\0", start)) != -1:
+            tab = listing.index(b"\t", start)
+            path = listing[tab + 1 : end].decode()
+            if expected.get(path) == listing[start:tab].split(b" ")[1].decode():
+                differ.discard(path)
+            start = end + 1
+        return differ
+
     def _entries(self, wanted: list[str]) -> bytes:
         """``update-index --index-info`` input giving ``wanted`` as the real index holds them (absent: removed).
 
@@ -401,6 +423,76 @@ class VaultRepo:
     def _mark(index: Path, head: str | None, tree: str) -> None:
         if head:
             index.with_name(index.name + ".head").write_text(f"{head} {tree}\n", encoding="utf-8")
+
+
+class IndexFeed:
+    """Hands paths to git's index while a first import is still writing the rest, so that git hashes and packs
+    the notes already written on one core while the import renders and writes more on the other.
+
+    A warm-up, not a commit: the commit stages every path again, and an entry this feed left up to date costs
+    git an ``lstat`` there instead of a read and a compression. So whatever goes wrong here (git refusing, a
+    note changing while hashed, an older git) only means the commit does that work itself, and reports it if
+    it fails too. One ``update-index --stdin`` takes up to ``PACK_CHUNK`` paths, a pack each, as in
+    ``_stage``; it reads paths as they come, and a thread of its own writes them, so that the import never
+    waits for git. Callers feed only notes they checked for secrets: the real index is what the person's own
+    ``git commit`` takes.
+    """
+
+    def __init__(self, repo: VaultRepo) -> None:
+        self.root = repo.root
+        self._sender = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vaultsync-index")
+        self._git: subprocess.Popen[bytes] | None = None
+        self._taken = 0
+        self._broken = False
+
+    def add(self, paths: list[str]) -> None:
+        """Queue ``paths`` (relative to the vault) for git; returns at once."""
+        if paths:
+            self._sender.submit(self._send, paths)
+
+    def __enter__(self) -> IndexFeed:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        """Wait for git to have taken in every path fed so far."""
+        self._sender.submit(self._finish)
+        self._sender.shutdown(wait=True)
+
+    def _send(self, paths: list[str]) -> None:
+        while paths and not self._broken:
+            if self._git is None:
+                self._start()
+            assert self._git is not None and self._git.stdin is not None
+            room = PACK_CHUNK - self._taken
+            now, paths = paths[:room], paths[room:]
+            self._taken += len(now)
+            try:
+                self._git.stdin.write(_nul_list(now))
+                self._git.stdin.flush()
+            except OSError:  # git stopped reading: it failed, and the commit stages these itself
+                self._broken = True
+            if self._broken or self._taken >= PACK_CHUNK:
+                self._finish()
+
+    def _start(self) -> None:
+        self._git = subprocess.Popen(
+            ["git", "-c", "core.bigFileThreshold=1", "update-index", "--add", "--remove", "-z", "--stdin"],
+            cwd=self.root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,  # what went wrong here, the commit meets again and reports
+        )
+        self._taken = 0
+
+    def _finish(self) -> None:
+        if self._git is None:
+            return
+        assert self._git.stdin is not None
+        with contextlib.suppress(OSError):
+            self._git.stdin.close()
+        if self._git.wait() != 0:
+            self._broken = True
+        self._git = None
 
 
 def _nul_list(paths: list[str]) -> bytes:

@@ -14,14 +14,16 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import date
 
 from vaultsync.config import Config
 from vaultsync.fs import atomic_write, set_aside
-from vaultsync.gitrepo import Author, VaultRepo
+from vaultsync.gitrepo import Author, GitFailed, IndexFeed, VaultRepo
 from vaultsync.memory.tree import MemoryListing, MemoryScan, scan_memory_scope
 from vaultsync.model import Change, Problem, Progress, Report, Severity
+from vaultsync.secrets import scan_bytes
 from vaultsync.sync import snapshot
 from vaultsync.sync.apply import Applied, apply_plan
 from vaultsync.sync.changes import message, side_changes
@@ -110,10 +112,12 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
     blobs: dict[str, str] = {}
     touched: set[str] = set()
     own: dict[str, Names] = {}
+    clean: set[str] = set()  # notes given to git's index as they were written, which held no secret
     failed = False
 
-    def finish(job: _Job) -> None:
-        """Take in a batch once its files are written: report, base rows, what the commit and snapshot need."""
+    def finish(job: _Job, feed: IndexFeed | None) -> None:
+        """Take in a batch once its files are written: report, base rows, what the commit and snapshot need;
+        its notes go to git's index meanwhile, but for any holding a secret, which the commit leaves out."""
         nonlocal failed
         applied = job.writing.result()
         report.problems += job.problems + applied.problems
@@ -121,12 +125,18 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
         report.actions += [a.describe() for a in job.plan.actions]
         report.files_written += sum(1 for a in applied.done if a.op == "write")
         failed = failed or bool(applied.failed_keys)
+        fed = []
         for action in applied.done:
             if action.side == "vault":
                 blobs[action.shown] = snapshot.blob_id(action.data or b"")
                 touched.update(scope_of(k) for k in action.keys)
+                if feed is not None and action.data is not None and not scan_bytes(action.data):
+                    fed.append(action.shown)
             else:
                 written[action.shown] = action.data if action.op == "write" else None
+        if feed is not None:
+            feed.add(fed)
+            clean.update(fed)
         read.update(_racy_reads(job.mem, racy))
         own.update(job.plan.own)
         upserts = {k: v for k, v in job.plan.upserts.items() if k not in applied.failed_keys}
@@ -136,25 +146,26 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
     # (Python): on a slow disk the import then costs about the larger of the two instead of their sum.
     offset = 0
     job: _Job | None = None
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="vaultsync-writer") as writer:
+    feed = repo.feed(total)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="vaultsync-writer") as writer, feed or nullcontext():
         for number, (rels, files) in enumerate(batches(listing, size)):
             mem, world = kept.pop(number, None) or _read(cfg, layout, today, rels, files)
             plan = make_plan(cfg, layout, world, mem, VaultScan(), {}, stamp, context)
             problems = mem.problems + world.problems + plan.problems
             changes = side_changes(world, layout)[0]
             if job is not None:
-                finish(job)
+                finish(job, feed)
             writing = writer.submit(apply_plan, plan, cfg.state_dir / "trash" / stamp, progress(offset))
             job = _Job(writing, plan, mem, world, problems, changes)
             offset += len(plan.actions)
         if job is not None:
-            finish(job)
+            finish(job, feed)
     del context, names, counts, job  # what planning needed; the commit below needs room of its own
     fresh = sorted({p.path for p in report.problems if p.severity is Severity.NOTE})
     store.save({}, [], reported=fresh, commit=False)
     agent = Author(cfg.git.agent_name, cfg.git.agent_email)
     text = message("memory -> vault", [c for c in report.changes if c.side == "memory"], sorted(touched))
-    if not _commit(repo, cfg.vault, set(blobs), text, agent, report):
+    if not _commit(repo, cfg.vault, set(blobs), text, agent, report, _checked(repo, clean, blobs)):
         return report  # the base stays empty and the notes listed as uncommitted: the next pass commits them
     store.commit()
     (cfg.state_dir / UNCOMMITTED).unlink(missing_ok=True)
@@ -173,6 +184,20 @@ class _Job:
     world: World
     problems: list[Problem]
     changes: list[Change]
+
+
+def _checked(repo: VaultRepo, clean: set[str], blobs: dict[str, str]) -> set[str]:
+    """The notes the commit need not read again for secrets: those git's index holds as the import wrote them.
+
+    A note changed after it was written (by the person, by Obsidian) is read again: what is committed is
+    what git holds, and that is not what was checked.
+    """
+    if not clean:
+        return set()
+    try:
+        return clean - repo.unlike(blobs)
+    except GitFailed:
+        return set()
 
 
 def _racy_reads(mem: MemoryScan, racy: set[str]) -> dict[str, bytes]:

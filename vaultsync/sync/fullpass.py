@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -109,12 +109,13 @@ def missing_places(cfg: Config, layout: VaultLayout, base: dict[str, BaseEntry])
     return f"{', '.join(gone)} held synced notes and is missing (renamed in the config, or not mounted?)"
 
 
-def _committable(repo_root: Path, paths: set[str], report: Report) -> set[str]:
-    """Leave out of the commit any file holding a secret: git history is forever."""
+def _committable(repo_root: Path, paths: set[str], report: Report, checked: Collection[str] = ()) -> set[str]:
+    """Leave out of the commit any file holding a secret: git history is forever. ``checked`` paths need no
+    second look: git's index holds them as the pass wrote them, and what it wrote held none."""
     keep = set()
     for path in sorted(paths):
         target = repo_root / path
-        findings = scan_bytes(target.read_bytes()) if target.is_file() else []
+        findings = scan_bytes(target.read_bytes()) if path not in checked and target.is_file() else []
         if findings:
             where = ", ".join(f"line {f.line}: {f.kind} {f.redacted}" for f in findings[:3])
             report.problems.append(
@@ -129,12 +130,20 @@ def _outcome(state: UnitState) -> Outcome | None:
     return state.decision.outcome if state.decision else None
 
 
-def _commit(repo: VaultRepo, root: Path, paths: set[str], text: str, author: Author, report: Report) -> bool:
+def _commit(
+    repo: VaultRepo,
+    root: Path,
+    paths: set[str],
+    text: str,
+    author: Author,
+    report: Report,
+    checked: Collection[str] = (),
+) -> bool:
     """Commit ``paths`` as ``author``; False (with the reason reported) when git refused."""
     if not paths:
         return True
     try:
-        sha = repo.commit(_committable(root, paths, report), text, author)
+        sha = repo.commit(_committable(root, paths, report, checked), text, author)
     except GitFailed as exc:
         report.problems.append(Problem(str(root), _why(exc.stderr)))
         return False
