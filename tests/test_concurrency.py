@@ -915,7 +915,7 @@ def test_an_agent_appending_through_an_open_handle_keeps_its_lines(env: Env) -> 
         assert path.read_text(encoding="utf-8").endswith(AGENT_LINE + later), path
 
 
-@pytest.mark.skipif(fs._RENAMEAT2 is None, reason="no atomic exchange of names on this system")
+@pytest.mark.skipif(fs.renameat2() is None, reason="no atomic exchange of names on this system")
 def test_a_save_renamed_in_just_before_the_swap_is_put_back(tmp_path: Path) -> None:
     """The last window of the compare-and-swap: a writer renames its file in after the inode check."""
     target = tmp_path / "2026-12-01.md"

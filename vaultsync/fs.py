@@ -7,9 +7,9 @@ never leave a torn file and must never replace a file that changed after the pas
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import fcntl
+import functools
 import hashlib
 import os
 import shutil
@@ -207,24 +207,30 @@ _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 
 
-def _renameat2() -> Any:
+@functools.cache
+def renameat2() -> Any:
+    """libc's ``renameat2`` on Linux, else None; looked up at the first rename, so that a pass that writes
+    nothing does not pay for loading ctypes (~10 ms of its start-up with a cold disk cache)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.renameat2
+        return ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):
         return None
 
 
-_RENAMEAT2 = _renameat2() if sys.platform.startswith("linux") else None
-
-
 def _rename2(a: Path, b: Path, flags: int, event: str) -> bool:
     """``renameat2`` with ``flags``; False when this system or file system cannot."""
-    if _RENAMEAT2 is None:
+    call = renameat2()
+    if call is None:
         return False
     sys.audit(event, str(a), str(b))  # a rename Python does not audit itself
-    if _RENAMEAT2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), flags) == 0:
+    if call(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), flags) == 0:
         return True
+    import ctypes
+
     err = ctypes.get_errno()
     if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
         return False
