@@ -70,7 +70,7 @@ class Repeats:
 
 SCALES: dict[str, dict[int, Repeats]] = {
     "small": {5_000: Repeats(2, 3, 3)},
-    "full": {5_000: Repeats(3, 5, 5), 50_000: Repeats(2, 3, 3), 200_000: Repeats(1, 1, 1)},
+    "full": {5_000: Repeats(3, 5, 5), 50_000: Repeats(3, 3, 3), 200_000: Repeats(1, 1, 1)},
 }
 
 
