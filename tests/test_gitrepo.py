@@ -182,7 +182,10 @@ def test_unlike_names_the_paths_the_index_does_not_hold_as_expected(vault: Path)
         (vault / name).write_text(f"{name} as written\n")
     expected = {rel: _blob(vault, rel) for rel in ("same.md", "edited.md")}
     expected["never-staged.md"] = expected["same.md"]
-    _git(vault, "add", "same.md", "edited.md")
+    foreign = os.path.join(os.fsencode(vault), b"caf\xe9.md")  # a name not in UTF-8, the person's
+    with open(foreign, "wb") as handle:
+        handle.write(b"latin-1 name\n")
+    _git(vault, "add", "-A")
     assert repo.unlike(expected) == {"never-staged.md"}
     (vault / "edited.md").write_text("changed by the person before git hashed it\n")
     _git(vault, "add", "edited.md")

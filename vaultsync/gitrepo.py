@@ -370,7 +370,7 @@ class VaultRepo:
         start = 0
         while (end := listing.find(b"\0", start)) != -1:
             tab = listing.index(b"\t", start)
-            path = listing[tab + 1 : end].decode()
+            path = listing[tab + 1 : end].decode("utf-8", "surrogateescape")  # a name not in UTF-8 is not ours
             if expected.get(path) == listing[start:tab].split(b" ")[1].decode():
                 differ.discard(path)
             start = end + 1
