@@ -7,10 +7,12 @@ once, the way every later full pass runs) and once in small batches, then compar
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -199,3 +201,27 @@ def test_notes_holding_a_secret_stay_out_of_the_index_and_history_of_a_large_imp
 
 def read(env: Env, rel: str) -> str:
     return (env.vault / rel).read_text(encoding="utf-8")
+
+
+def test_the_base_a_batched_import_leaves_has_each_table_and_index_in_a_few_stretches(
+    generated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Batches write rows and their key index side by side; a scoped pass reads every key, so the import leaves
+    each of them in runs of consecutive pages (its root page, then the rest) rather than spread over the file."""
+    isolate_git(monkeypatch.setenv, tmp_path / "git-env")
+    env = fresh(generated, tmp_path / "setup")
+    env.sync(import_batch=3)
+    db = sqlite3.connect(env.cfg.state_dir / "base.sqlite")
+    try:
+        pages = db.execute("SELECT name, pageno FROM dbstat ORDER BY name, pageno").fetchall()
+    except sqlite3.OperationalError:
+        pytest.skip("this SQLite has no dbstat table to show where pages lie")
+    finally:
+        db.close()
+    laid: dict[str, list[int]] = {}
+    for name, page in pages:
+        laid.setdefault(name, []).append(page)
+    assert len(laid["units"]) > 20 and len(laid["sqlite_autoindex_units_1"]) > 3, laid
+    for name, numbers in laid.items():
+        runs = 1 + sum(1 for a, b in itertools.pairwise(numbers) if b != a + 1)
+        assert runs <= 2, f"{name} lies in {runs} separate runs of pages: {numbers}"

@@ -54,6 +54,15 @@ class BaseStore:
     def commit(self) -> None:
         self.db.commit()
 
+    def compact(self) -> None:
+        """Rewrite the file with each table and index in one stretch (SQLite's ``VACUUM``).
+
+        A first import writes the rows and their key index a page at a time, side by side, so each ends up
+        spread over the whole file, and a scoped pass, which reads every key, then reads from all over a cold
+        disk: 76-96 ms instead of 22-29 ms at 50k facts. Rewriting costs about 0.2 s at 50k, once.
+        """
+        self.db.execute("VACUUM")
+
     def load(self, keys: Iterable[str] | None = None) -> dict[str, BaseEntry]:
         """Every unit, or only ``keys`` (a scoped pass reads the few units it touches)."""
         if keys is None:

@@ -168,6 +168,7 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
     if not _commit(repo, cfg.vault, set(blobs), text, agent, report, _checked(repo, clean, blobs)):
         return report  # the base stays empty and the notes listed as uncommitted: the next pass commits them
     store.commit()
+    store.compact()
     (cfg.state_dir / UNCOMMITTED).unlink(missing_ok=True)
     if not failed and _settled(report):
         snapshot.record(cfg, walk, written, read, blobs, [], [], {r: [n, list(a)] for r, (n, a) in own.items()})
