@@ -6,9 +6,7 @@ in a conflict copy, so the agent never reads conflict markers and the person see
 
 from __future__ import annotations
 
-import difflib
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +53,8 @@ def union_text(memory: str, vault: str) -> str:
 
     This is what happens every morning the agent and Obsidian's Daily template both create today's note.
     """
+    import difflib  # here, not at the top: most passes merge no text, and every writing pass imports this module
+
     a = memory.splitlines(keepends=True)
     b = vault.splitlines(keepends=True)
     if a and not a[-1].endswith("\n"):
@@ -71,6 +71,8 @@ def merge_text(base: str | None, memory: str, vault: str) -> tuple[str, str]:
     """Line-wise three-way merge with ``git merge-file``; a union when there is no base."""
     if base is None:
         return union_text(memory, vault), ""
+    import tempfile  # as difflib in union_text
+
     with tempfile.TemporaryDirectory(prefix="vaultsync-merge-") as tmp:
         paths = []
         for name, text in (("memory", memory), ("base", base), ("vault", vault)):
