@@ -47,6 +47,8 @@ TREE_EDIT_MAX = 200  # commits of up to this many paths edit HEAD's trees instea
 PACK_PATHS_MIN = 500
 PACK_CHUNK = 20_000
 PACK_GIT_MIN = (2, 37)
+# update-index reading paths from standard input, every new blob through bulk check-in into one pack
+PACKED_UPDATE = ("-c", "core.bigFileThreshold=1", "update-index", "--add", "--remove", "-z", "--stdin")
 ZERO_OID = "0" * 40
 
 
@@ -359,9 +361,8 @@ class VaultRepo:
         if len(wanted) < PACK_PATHS_MIN or git_version()[:2] < PACK_GIT_MIN:
             self._git("update-index", "--add", "--remove", "-z", "--stdin", stdin=_nul_list(wanted))
             return
-        packed = ("-c", "core.bigFileThreshold=1", "update-index", "--add", "--remove", "-z", "--stdin")
         for start in range(0, len(wanted), PACK_CHUNK):
-            self._git(*packed, stdin=_nul_list(wanted[start : start + PACK_CHUNK]))
+            self._git(*PACKED_UPDATE, stdin=_nul_list(wanted[start : start + PACK_CHUNK]))
 
     def unlike(self, expected: Mapping[str, str]) -> set[str]:
         """The paths of ``expected`` (path -> blob id) that git's index does not hold with exactly that blob."""
@@ -476,7 +477,7 @@ class IndexFeed:
 
     def _start(self) -> None:
         self._git = subprocess.Popen(
-            ["git", "-c", "core.bigFileThreshold=1", "update-index", "--add", "--remove", "-z", "--stdin"],
+            ["git", *PACKED_UPDATE],
             cwd=self.root,
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
