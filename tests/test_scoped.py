@@ -137,6 +137,32 @@ def both_edit_one_fact(env: Env) -> None:
     env.agent_edit(SARAH, lambda facts: facts[0].update(fact="Sarah Chen is a hardware lead at Acme Corp"))
 
 
+BREAK = b"\n}"  # after the closing bracket: items.json no longer parses
+
+
+def agent_breaks_items(env: Env) -> None:
+    items = env.items_path(MIGUEL)
+    data = items.read_bytes()
+    if data.endswith(BREAK):
+        raise ValueError("broken already")
+    items.write_bytes(data + BREAK)
+
+
+def agent_mends_items(env: Env) -> None:
+    items = env.items_path(MIGUEL)
+    data = items.read_bytes()
+    if not data.endswith(BREAK):
+        raise ValueError("not broken")
+    items.write_bytes(data.removesuffix(BREAK))
+
+
+def person_empties_fact_note(env: Env) -> None:
+    note = env.fact_note(LIWEI_DIR, "li-wei-002")
+    if not note.exists():
+        raise ValueError("no such note")
+    note.write_bytes(b"")
+
+
 def nothing_synced(env: Env) -> None:
     (env.vault / "scratch.md").write_text("not in a synced place\n", encoding="utf-8")
 
@@ -261,7 +287,52 @@ def test_an_edit_that_keeps_size_and_mtime_in_a_file_the_scoped_pass_wrote_is_se
     assert env.fact(SARAH, "sarah-chen-099")["fact"] == "Sarah Chen booked the lab for Monday"
 
 
-EDITS = {**SCOPED, **WIDENED}
+# Faults in one file's content, which stand until that file changes, whatever changes elsewhere.
+STANDING: dict[str, Edit] = {
+    "agent breaks an items.json": agent_breaks_items,
+    "agent mends that items.json": agent_mends_items,
+    "person empties a fact note": person_empties_fact_note,
+    "agent repeats a fact id": agent_adds_fact("Sarah Chen moved desks", fact_id="SARAH-CHEN-001"),
+}
+
+
+def problems(report: Report, env: Env) -> list[tuple[str, str, str]]:
+    root = str(env.root)
+    return sorted((p.path.replace(root, "ROOT"), p.message, str(p.severity)) for p in report.problems)
+
+
+def test_standing_problems_let_a_pass_settle_and_are_said_on_every_pass(env: Env, tmp_path: Path) -> None:
+    """A broken items.json or an empty note can sit there for weeks: the passes stay quick or scoped meanwhile,
+    and every one of them says the problem again, as a full pass would, until the file changes."""
+    agent_breaks_items(env)
+    person_empties_fact_note(env)
+    report, _ = run_both(env, tmp_path)
+    found = problems(report, env)
+    assert [(path.rpartition("/")[2], severity) for path, _, severity in found] == [
+        ("li-wei-002.md", "warning"),
+        ("items.json", "error"),
+    ]
+    assert found[1][0].endswith(f"{MIGUEL}/items.json") and "not valid JSON" in found[1][1]
+    assert report.exit_code == 5
+
+    again = env.sync()
+    assert again.quick and problems(again, env) == found and again.exit_code == report.exit_code
+
+    person_edits_fact(env)
+    elsewhere, _ = run_both(env, tmp_path)
+    assert elsewhere.scoped and elsewhere.changes
+    assert problems(elsewhere, env) == found, "the problems of the files the scoped pass did not read were lost"
+
+    agent_mends_items(env)
+    mended, _ = run_both(env, tmp_path)
+    assert mended.scoped
+    left = [p for p in found if "items.json" not in p[0]]
+    assert problems(mended, env) == left and len(left) == 1
+    last = env.sync()
+    assert last.quick and problems(last, env) == left and last.exit_code == 0
+
+
+EDITS = {**SCOPED, **WIDENED, **STANDING}
 
 
 @settings(

@@ -130,7 +130,7 @@ def test_a_change_outside_the_synced_places_keeps_the_pass_quick(env: Env) -> No
     assert env.sync().quick
 
 
-@pytest.mark.parametrize("how", ["config", "base", "snapshot", "version"])
+@pytest.mark.parametrize("how", ["config", "base", "snapshot", "version", "problems"])
 def test_anything_the_snapshot_cannot_vouch_for_means_a_full_pass(env: Env, how: str) -> None:
     state = env.cfg.state_dir
     if how == "config":
@@ -142,7 +142,10 @@ def test_anything_the_snapshot_cannot_vouch_for_means_a_full_pass(env: Env, how:
         (state / snapshot.SNAPSHOT).write_text("{not json", encoding="utf-8")
     else:
         saved = json.loads((state / snapshot.SNAPSHOT).read_text(encoding="utf-8"))
-        saved["key"] = "made by another version"
+        if how == "version":
+            saved["key"] = "made by another version"
+        else:
+            saved["problems"] = [["MEMORY.md", "a problem", "of no known severity"]]
         (state / snapshot.SNAPSHOT).write_text(json.dumps(saved), encoding="utf-8")
 
     assert not env.sync().quick

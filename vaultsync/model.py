@@ -38,6 +38,10 @@ class Problem:
     path: str
     message: str
     severity: Severity = Severity.ERROR
+    # A fault in the bytes of the file at ``path`` itself, which every pass reading that file finds again (a
+    # note that does not parse, an empty note, a bad fact). Such a file may sit there for weeks: a pass ending
+    # with only these still settles, and the quick check says them again while the file stays as it is.
+    standing: bool = False
 
     def line(self) -> str:
         return f"{self.path}: {self.message}"

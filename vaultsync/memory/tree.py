@@ -86,8 +86,12 @@ class _Scanner:
         self.scan = MemoryScan()
         self.found = MemoryListing()
 
-    def problem(self, path: Path, message: str, severity: Severity = Severity.ERROR) -> None:
-        self.scan.problems.append(Problem(str(path), message, severity))
+    def problem(self, path: Path, message: str, severity: Severity = Severity.ERROR, standing: bool = False) -> None:
+        self.scan.problems.append(Problem(str(path), message, severity, standing))
+
+    def fault(self, path: Path, message: str, severity: Severity = Severity.ERROR) -> None:
+        """A problem in what the file at ``path`` holds, found again on every read of it (``Problem.standing``)."""
+        self.problem(path, message, severity, standing=True)
 
     def _entries(self, folder: Path) -> list[os.DirEntry[str]]:
         try:
@@ -170,7 +174,7 @@ class _Scanner:
             self.scan.files[mem_path] = MemFile(mem_path, path, b"", broken=True)
             return
         except NotText as exc:
-            self.problem(path, f"{exc}; left untouched on both sides")
+            self.fault(path, f"{exc}; left untouched on both sides")
             self.scan.files[mem_path] = MemFile(mem_path, path, raw, broken=True)
             return
         except OSError as exc:
@@ -197,7 +201,7 @@ class _Scanner:
                 self.problem(path, BEING_WRITTEN, Severity.WARNING)
             except NotText as exc:
                 entity.summary_broken = True
-                self.problem(path, f"{exc}; left untouched")
+                self.fault(path, f"{exc}; left untouched")
         items_entry = names.get("items.json")
         if items_entry and items_entry.is_file(follow_symlinks=False):
             self.read_items(entity, folder / "items.json")
@@ -215,24 +219,24 @@ class _Scanner:
             doc = parse_items(raw)
         except ItemsError as exc:
             entity.broken = True
-            self.problem(path, f"{exc}; its facts are left untouched on both sides")
+            self.fault(path, f"{exc}; its facts are left untouched on both sides")
             return
         entity.doc = doc
         seen_ids: dict[str, str] = {}
         for entry in doc.entries:
             if not isinstance(entry.value, dict):
                 what = describe_json_type(entry.value)
-                self.problem(path, f"fact #{entry.index + 1} is {what}, not an object; skipped")
+                self.fault(path, f"fact #{entry.index + 1} is {what}, not an object; skipped")
                 continue
             fact_id = entry.value.get("id")
             if fact_id is not None:
                 problem = name_problem(fact_id) if isinstance(fact_id, str) else "id is not a string"
                 if problem:
-                    self.problem(path, f"fact #{entry.index + 1}: {problem}; skipped")
+                    self.fault(path, f"fact #{entry.index + 1}: {problem}; skipped")
                     continue
                 twin = seen_ids.get(fold(fact_id))
                 if twin is not None:
-                    self.problem(
+                    self.fault(
                         path,
                         f"fact id {fact_id!r} repeats {twin!r} (case-insensitively); its note name gets a suffix",
                         Severity.WARNING,

@@ -41,6 +41,7 @@ def run_pass(cfg: Config, options: PassOptions | None = None) -> Report:
         seen = check.changes(walk) if check else None
         if seen is not None and seen.nothing:
             report.open_conflicts = seen.conflicts
+            report.problems = seen.problems
             report.quick = True
             return report
         from vaultsync.sync.fullpass import run_full

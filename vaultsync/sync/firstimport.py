@@ -171,7 +171,8 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
     store.compact()
     (cfg.state_dir / UNCOMMITTED).unlink(missing_ok=True)
     if not failed and _settled(report):
-        snapshot.record(cfg, walk, written, read, blobs, [], [], {r: [n, list(a)] for r, (n, a) in own.items()})
+        entities = {r: [n, list(a)] for r, (n, a) in own.items()}
+        snapshot.record(cfg, walk, written, read, blobs, [], [], entities, [p for p in report.problems if p.standing])
     return report
 
 

@@ -26,7 +26,7 @@ from vaultsync.sync.engine import PassOptions
 from vaultsync.sync.merge import merge_entities, merge_records, merge_text
 from vaultsync.sync.moves import apply_moves, detect_moves
 from vaultsync.sync.plan import Action, make_plan, scope_of
-from vaultsync.sync.scope import Context, Names, Scope, narrow
+from vaultsync.sync.scope import ITEMS, SUMMARY, Context, Names, Scope, narrow
 from vaultsync.sync.units import ENTITY, FACT, UnitState, World, gather, same
 from vaultsync.vault.layout import VaultLayout
 from vaultsync.vault.scan import VaultScan, scan_vault, scan_vault_scope
@@ -228,6 +228,18 @@ def _narrow(cfg: Config, layout: VaultLayout, store: BaseStore, seen: snapshot.S
     return Narrowed(seen, scope, context, len(keys) - len(context.keys))
 
 
+def _standing_unread(cfg: Config, layout: VaultLayout, narrowed: Narrowed) -> list[Problem]:
+    """The standing problems of the files a scoped pass does not read: they hold what they held when the last
+    settled pass found them. Those of the files it reads, it finds again or not."""
+    scope = narrowed.scope
+    read_note = scope.reads(layout)
+    read = {str(cfg.life / rel / name) for rel in scope.rels for name in (ITEMS, SUMMARY)}
+    for mem_path in scope.files:
+        root, _, rest = mem_path.partition("/")
+        read.add(str((cfg.workspace if root == "workspace" else cfg.life) / rest))
+    return [p for p in narrowed.seen.problems if p.path not in read and not read_note(p.path)]
+
+
 def _repo(cfg: Config, report: Report) -> VaultRepo | None:
     """The vault's repository when a pass may write to it; None (with the reason in the report) when not."""
     try:
@@ -273,6 +285,8 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
         mem = scan_memory(cfg.workspace, cfg.life, layout.reserved_life_dirs())
         vault = scan_vault(cfg.vault, layout)
     report.problems += mem.problems + vault.problems
+    if narrowed is not None:
+        report.problems += _standing_unread(cfg, layout, narrowed)
     moves = detect_moves(mem, vault, base) if narrowed is None else []
     renamed = apply_moves(moves, mem, base, cfg.life)
     earlier = _uncommitted(cfg)
@@ -394,13 +408,15 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
         carry = (
             snapshot.Carry(narrowed.seen, narrowed.scope.reads(layout), narrowed.context.inside) if narrowed else None
         )
-        _record(cfg, walk, mem, vault, world.foreign, applied, report.open_conflicts, plan.names, carry)
+        standing = [p for p in report.problems if p.standing]
+        _record(cfg, walk, mem, vault, world.foreign, applied, report.open_conflicts, plan.names, standing, carry)
     return report
 
 
 def _settled(report: Report) -> bool:
-    """Nothing left for a later pass: no stop, no error or warning (those are said on every pass)."""
-    return not report.stopped and all(p.severity is Severity.NOTE for p in report.problems)
+    """Nothing left for a later pass: no stop, and no error or warning but those about a file's own content,
+    which stand until the file changes (the snapshot keeps them, to say again)."""
+    return not report.stopped and all(p.severity is Severity.NOTE or p.standing for p in report.problems)
 
 
 def _record(
@@ -412,6 +428,7 @@ def _record(
     applied: Applied,
     open_: list[str],
     names: dict[str, Names],
+    standing: list[Problem],
     carry: snapshot.Carry | None,
 ) -> None:
     read = {f.mem_path: f.raw for f in mem.files.values()}
@@ -439,4 +456,4 @@ def _record(
         left_alone += [p for p in carry.seen.vault if not carry.read(p) and (cfg.vault / p).exists()]
     entities = {rel: [name, list(aliases)] for rel, (name, aliases) in names.items()}
     blobs = {path: snapshot.blob_id(data) for path, data in notes.items()}
-    snapshot.record(cfg, walk, written, read, blobs, left_alone, open_, entities, carry)
+    snapshot.record(cfg, walk, written, read, blobs, left_alone, open_, entities, standing, carry)

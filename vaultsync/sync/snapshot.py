@@ -36,11 +36,12 @@ from typing import Any
 from vaultsync import __version__
 from vaultsync.config import Config
 from vaultsync.fs import atomic_write
+from vaultsync.model import Problem, Severity
 
 SNAPSHOT = "snapshot.json"
 INDEX = "snapshot.index"
 ENTITIES = "snapshot-entities.json"  # written with the snapshot; only a scoped pass reads it
-FORMAT = 1  # bump when what a snapshot means changes
+FORMAT = 2  # bump when what a snapshot means changes
 RACY_NS = 2_000_000_000  # coarser than any file system's timestamps (FAT keeps 2 s)
 SUSPECTS_MAX = 2000  # more notes than this to hash on every quick check: better one more full pass
 COARSE_CLOCK_NS = 20_000_000  # file times lag the wall clock by up to a timer tick
@@ -143,7 +144,7 @@ class QuickCheck:
             return None
         saved_memory = self.saved.get("memory")
         suspects = self.saved.get("suspects")
-        if not isinstance(saved_memory, dict) or not isinstance(suspects, dict):
+        if not isinstance(saved_memory, dict) or not isinstance(suspects, dict) or not _problems_ok(self.saved):
             return None
         seen = Seen(self.saved, _changed_memory(saved_memory, walk, self.cfg), _changed_notes(suspects, self.cfg))
         out, _ = self.status.communicate()
@@ -176,6 +177,21 @@ class Seen:
     @property
     def conflicts(self) -> list[str]:
         return list(self.saved.get("conflicts", []))
+
+    @property
+    def problems(self) -> list[Problem]:
+        """The standing problems the last settled pass found, each in a file unchanged unless ``memory`` or
+        ``vault`` says otherwise."""
+        saved = self.saved["problems"]
+        return [Problem(path, message, Severity(severity), standing=True) for path, message, severity in saved]
+
+
+def _problems_ok(saved: dict[str, Any]) -> bool:
+    problems = saved.get("problems")
+    return isinstance(problems, list) and all(
+        isinstance(p, list) and len(p) == 3 and all(isinstance(x, str) for x in p) and p[2] in set(Severity)
+        for p in problems
+    )
 
 
 def _changed_memory(saved: dict[str, Any], walk: MemoryWalk, cfg: Config) -> set[str]:
@@ -270,6 +286,7 @@ def record(
     left_alone: Iterable[str],
     conflicts: Iterable[str],
     entities: Mapping[str, Any],
+    standing: Iterable[Problem] = (),
     carry: Carry | None = None,
 ) -> None:
     """Write the snapshot of a settled pass.
@@ -281,7 +298,8 @@ def record(
     the pass's writes; deletions removed). ``left_alone``: notes in synced places the pass does not sync
     (conflict copies, foreign notes); their content does not matter to a pass, so git hashes them as they are.
     ``entities``: each entity's display name and aliases, which a scoped pass needs for the entities it does
-    not read. ``carry``: for a scoped pass, which the notes and memory files it read were; every other entry
+    not read. ``standing``: the pass's standing problems (``Problem.standing``), for the quick check to say
+    again. ``carry``: for a scoped pass, which the notes and memory files it read were; every other entry
     of the old snapshot is still true (the quick check just showed it unchanged) and is kept.
     """
     forget(cfg)
@@ -322,6 +340,7 @@ def record(
         "suspects": suspects,
         "base": _file_stat(cfg.state_dir / "base.sqlite"),
         "conflicts": sorted(conflicts),
+        "problems": [[p.path, p.message, str(p.severity)] for p in standing],
         "memory": entries,
     }
     atomic_write(cfg.state_dir / SNAPSHOT, json.dumps(snapshot).encode())

@@ -83,7 +83,7 @@ class _Scanner:
         if not raw:
             # A note Obsidian has just created, or one caught between the truncate and the write of a save.
             note.broken = True
-            self.scan.problems.append(Problem(rel_path, EMPTY_NOTE, Severity.WARNING))
+            self.scan.problems.append(Problem(rel_path, EMPTY_NOTE, Severity.WARNING, standing=True))
             return note
         try:
             text = decode(raw)
@@ -95,7 +95,7 @@ class _Scanner:
                 note.body = text
         except (NotText, NoteError) as exc:
             note.broken = True
-            self.scan.problems.append(Problem(rel_path, f"{exc}; left untouched on both sides"))
+            self.scan.problems.append(Problem(rel_path, f"{exc}; left untouched on both sides", standing=True))
         return note
 
     def skip_copy(self, rel_path: str) -> bool:
