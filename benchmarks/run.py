@@ -344,6 +344,34 @@ def passes(bench: Bench, res: ScaleResult, case: Case, repeats: Repeats) -> None
                 res.failures.append(f"small-change round {r + 1} made no commit")
             elif r == 0:
                 res.notes.append(f"small-change pass made {int(after) - int(before)} commit(s) per round")
+    if bare:
+        standing(bench, res, case, bare[0], repeats.no_change)
+
+
+def standing(bench: Bench, res: ScaleResult, case: Case, items: Path, repeats: int) -> None:
+    """No-change passes while one file keeps a problem (a fact id repeated, a warning said on every pass).
+
+    Such a file can sit in a tree for weeks; the passes meanwhile must stay as cheap as with a clean tree. One
+    untimed pass takes the new fact in, then each round times a pass against ``git status`` as above.
+    """
+    facts = json.loads(items.read_text(encoding="utf-8"))
+    twin = next((f["id"] for f in facts if isinstance(f, dict) and isinstance(f.get("id"), str)), None)
+    if twin is None:
+        res.failures.append(f"standing warning: no fact with an id in {items}")
+        return
+    facts.append({"id": twin.upper(), "fact": "Benchmark: a fact whose id repeats another's", "status": "active"})
+    items.write_text(json.dumps(facts, indent=2) + "\n", encoding="utf-8")
+    bench.child("pass taking the repeated id in", _sync(bench, case), timed=False)
+    for r in range(repeats):
+        head = bench.git(case.vault, "rev-parse", "HEAD")
+        run = res.add("vaultsync standing", bench.child("no-change pass, standing warning", _sync(bench, case)))
+        _progress(res, "standing", r, run)
+        if not run.ok or "repeats" not in run.stdout_tail:
+            res.failures.append(f"a pass with a standing warning exited {run.rc} or left it unsaid: {_why(run)}")
+        if bench.git(case.vault, "rev-parse", "HEAD") != head:
+            res.failures.append("a no-change pass with a standing warning made a commit")
+        status = bench.child("git status", ["git", "-C", str(case.vault), "status", "--porcelain"])
+        _progress(res, "git status", r, res.add("git status standing", status))
 
 
 def _small_edits(case: Case, fact_notes: list[Path], bare: list[Path], r: int) -> None:
@@ -471,6 +499,7 @@ def rows_for(results: list[ScaleResult]) -> list[Row]:
             ("first import", "vaultsync first import", "floor first import", "floor", "first_import"),
             ("no-change pass", "vaultsync no-change", "git status", "git status", "no_change"),
             ("small-change pass", "vaultsync small change", "vaultsync no-change", "no-change pass", "small_change"),
+            ("no-change, standing warning", "vaultsync standing", "git status standing", "git status", "no_change"),
         )
         for title, mine, ref, ref_name, target_key in pairs:
             m, f = res.median(mine), res.median(ref)
