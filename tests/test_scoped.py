@@ -91,6 +91,14 @@ def person_makes_entity(env: Env) -> None:
     (folder / "nora-lind.md").write_text("# Nora Lind\n\nDesigns enclosures.\n", encoding="utf-8")
 
 
+def agent_makes_entity(env: Env) -> None:
+    folder = env.life / "areas/people/nora-lind"
+    folder.mkdir()
+    (folder / "summary.md").write_text("# Nora Lind\n\nDesigns enclosures.\n", encoding="utf-8")
+    fact = {"id": "nora-lind-001", "fact": "Nora Lind works from Oslo", "category": "context", "status": "active"}
+    (folder / "items.json").write_text(json.dumps([fact], indent=2) + "\n", encoding="utf-8")
+
+
 def person_moves_entity(env: Env) -> None:
     (env.vault / "4 Archives/people").mkdir(parents=True)
     shutil.move(env.vault / LIWEI_DIR, env.vault / "4 Archives/people/li-wei")
@@ -181,12 +189,14 @@ SCOPED: dict[str, Edit] = {
     "agent edits MEMORY.md": agent_edits_memory_md,
     "agent edits a summary": agent_edits_summary,
     "both edit one fact": both_edit_one_fact,
-}
-WIDENED: dict[str, Edit] = {
+    # A name created or changed: the entities whose facts name it are read as well (found in the base).
     "person adds an alias": person_adds_alias,
     "person makes an entity": person_makes_entity,
-    "person moves an entity": person_moves_entity,
+    "agent makes an entity": agent_makes_entity,
     "agent renames an entity": agent_renames_entity,
+}
+WIDENED: dict[str, Edit] = {
+    "person moves an entity": person_moves_entity,
     "agent deletes an entity": agent_deletes_entity,
     # A fact note named like another entity's note makes [[miguel-ortiz]] ambiguous for every fact linking it.
     "agent adds a fact named like a note": agent_adds_fact("Sarah Chen shares a desk", fact_id="miguel-ortiz"),
@@ -235,6 +245,32 @@ def test_a_change_to_names_or_the_set_of_entities_runs_in_full(env: Env, tmp_pat
     report, _ = run_both(env, tmp_path, confirm_deletes=True)
     assert not report.scoped and not report.quick
     assert report.changes
+
+
+def test_an_entity_created_or_renamed_is_linked_from_the_facts_naming_it(env: Env, tmp_path: Path) -> None:
+    agent_adds_fact("Sarah Chen hired Nora Lind to design the enclosure")(env)
+    env.sync()
+    note = env.fact_note(SARAH_DIR, "sarah-chen-099")
+    assert "[[nora-lind" not in note.read_text(encoding="utf-8")
+
+    agent_makes_entity(env)
+    created, _ = run_both(env, tmp_path)
+    assert created.scoped
+    assert "[[nora-lind|Nora Lind]]" in note.read_text(encoding="utf-8")
+
+    summary = env.life / "areas/people/nora-lind/summary.md"
+    summary.write_text("# Nora Lindqvist\n\nDesigns enclosures.\n", encoding="utf-8")
+    renamed, _ = run_both(env, tmp_path)
+    assert renamed.scoped, "the entity naming the old name was not read with the renamed one"
+    assert "[[nora-lind" not in note.read_text(encoding="utf-8")
+    assert env.sync().quick
+
+
+def test_a_new_entity_folder_beside_one_differing_only_in_case_runs_in_full(env: Env, tmp_path: Path) -> None:
+    (env.life / "areas/people/Nora-Lind").mkdir()
+    agent_makes_entity(env)
+    report, _ = run_both(env, tmp_path)
+    assert not report.scoped and report.changes
 
 
 def test_a_change_outside_synced_places_is_quick(env: Env) -> None:

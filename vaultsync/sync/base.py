@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,6 +79,11 @@ class BaseStore:
 
     def empty(self) -> bool:
         return self.db.execute("SELECT 1 FROM units LIMIT 1").fetchone() is None
+
+    def facts(self) -> Iterator[tuple[str, bytes]]:
+        """Every fact unit's key and JSON, one row at a time: at 200k facts they would not fit in memory twice."""
+        for key, data in self.db.execute("SELECT key, data FROM units WHERE key >= 'fact:' AND key < 'fact;'"):
+            yield key, bytes(data)
 
     def keys(self) -> list[str]:
         return [key for (key,) in self.db.execute("SELECT key FROM units")]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
@@ -26,7 +26,7 @@ from vaultsync.sync.engine import PassOptions
 from vaultsync.sync.merge import merge_entities, merge_records, merge_text
 from vaultsync.sync.moves import apply_moves, detect_moves
 from vaultsync.sync.plan import Action, make_plan, scope_of
-from vaultsync.sync.scope import ITEMS, SUMMARY, Context, Names, Scope, narrow
+from vaultsync.sync.scope import ITEMS, SCOPE_MAX, SUMMARY, Context, Names, Scope, crowded, narrow
 from vaultsync.sync.units import ENTITY, FACT, UnitState, World, gather, same
 from vaultsync.vault.layout import VaultLayout
 from vaultsync.vault.scan import VaultScan, scan_vault, scan_vault_scope
@@ -201,6 +201,14 @@ def run_full(
             scoped = Report(dry_run=report.dry_run, scoped=True)  # a widened attempt leaves no trace
             if _run(setting, scoped, narrowed) is not None:
                 return scoped
+            reach = narrowed.context.reach
+            wider = len(narrowed.scope.rels | reach) + len(narrowed.scope.files)
+            if reach and seen is not None and wider <= SCOPE_MAX:
+                # An entity created or renamed is named by these unread ones: read them too, once.
+                narrowed = _narrow(cfg, layout, store, seen, reach)
+                scoped = Report(dry_run=report.dry_run, scoped=True)
+                if narrowed is not None and _run(setting, scoped, narrowed) is not None:
+                    return scoped
         result = _import(setting, report) or _run(setting, report, None)
         assert result is not None
         return result
@@ -216,15 +224,19 @@ class Narrowed:
     unread: int  # base units out of scope
 
 
-def _narrow(cfg: Config, layout: VaultLayout, store: BaseStore, seen: snapshot.Seen) -> Narrowed | None:
+def _narrow(
+    cfg: Config, layout: VaultLayout, store: BaseStore, seen: snapshot.Seen, more: Iterable[str] = ()
+) -> Narrowed | None:
+    """The scoped pass for what ``seen`` lists, with the entities ``more`` read as well; None: run in full."""
     entities = snapshot.entities(cfg, seen)
     if entities is None:
         return None
     keys = store.keys()
     scope = narrow(seen, layout, keys, entities)
-    if scope is None:
+    if scope is None or crowded(scope.created, cfg.life, cfg.vault, layout):
         return None
-    context = Context(scope, layout, keys, entities)
+    scope = replace(scope, rels=scope.rels | set(more))
+    context = Context(scope, layout, keys, entities, store.facts)
     return Narrowed(seen, scope, context, len(keys) - len(context.keys))
 
 
@@ -284,9 +296,10 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
         base = store.load()
         mem = scan_memory(cfg.workspace, cfg.life, layout.reserved_life_dirs())
         vault = scan_vault(cfg.vault, layout)
-    report.problems += mem.problems + vault.problems
+    scanned = mem.problems + vault.problems
     if narrowed is not None:
-        report.problems += _standing_unread(cfg, layout, narrowed)
+        scanned += _standing_unread(cfg, layout, narrowed)
+    report.problems += sorted(scanned, key=lambda p: p.path)  # by file, whichever files this pass read
     moves = detect_moves(mem, vault, base) if narrowed is None else []
     renamed = apply_moves(moves, mem, base, cfg.life)
     earlier = _uncommitted(cfg)
@@ -405,9 +418,10 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
     )
     report.open_conflicts = sorted(set(report.open_conflicts) | {c.copy_path for c in plan.conflicts})
     if not moves and not applied.failed_keys and _settled(report):
-        carry = (
-            snapshot.Carry(narrowed.seen, narrowed.scope.reads(layout), narrowed.context.inside) if narrowed else None
-        )
+        carry = None
+        if narrowed:
+            renamed = plan.names != narrowed.context.names
+            carry = snapshot.Carry(narrowed.seen, narrowed.scope.reads(layout), narrowed.context.inside, renamed)
         standing = [p for p in report.problems if p.standing]
         _record(cfg, walk, mem, vault, world.foreign, applied, report.open_conflicts, plan.names, standing, carry)
     return report

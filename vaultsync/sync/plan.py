@@ -32,7 +32,7 @@ from vaultsync.sync.scope import Context, Names, Planned
 from vaultsync.sync.units import ENTITY, FACT, FILE, World, encode_base, kind_of, plain
 from vaultsync.textio import newline_of
 from vaultsync.vault.layout import VaultLayout, entity_key, fact_key, slug_of, split_fact_key
-from vaultsync.vault.links import LinkIndex, MentionMatcher, name_variants
+from vaultsync.vault.links import LinkIndex, MentionMatcher, mention_strings
 from vaultsync.vault.notes import (
     DATE_KEYS,
     FACT_DERIVED,
@@ -190,7 +190,7 @@ class Planner:
             self.plan.widen = self.context.widen(own, note_paths)
             if self.plan.widen:
                 return
-            self.plan.names = self.context.names | own
+            self.plan.names = dict(sorted((self.context.names | own).items()))  # the order a full pass has
             links = self.context.links(note_paths)
         entity_links = {rel: links.link(self.layout.entity_note(rel), n) for rel, (n, _) in self.plan.names.items()}
         matcher = MentionMatcher(_mention_names(self.plan.names))
@@ -489,7 +489,7 @@ class Planner:
 
 
 def _mention_names(names: dict[str, Names]) -> list[tuple[str, str]]:
-    return [(v, rel) for rel, (name, aliases) in names.items() for v in [*name_variants(name), *aliases]]
+    return [(v, rel) for rel, (name, aliases) in names.items() for v in mention_strings(name, aliases)]
 
 
 def canonical_content(content: Any) -> str:

@@ -3,23 +3,28 @@
 A scoped pass reads, merges and writes only the entities and files the change touches; every other unit is as
 the last settled pass left it, on both sides, so its base is its content. What it needs of the others (their
 names and aliases for links and mentions, the names of all notes for link uniqueness) comes from the snapshot
-and the base. Anything it cannot place with certainty widens it to a full pass, which is always correct: a new
-entity folder, a file or note outside the known places, an ignored folder, too many changes, and (found while
-planning) an entity created, deleted or renamed, or a note name that makes a short link ambiguous.
+and the base. An entity created or renamed changes what other entities' facts link to, but only those whose
+text holds one of its names, old or new; the base's fact texts say which, and the pass reads them too. Anything
+it cannot place with certainty widens it to a full pass, which is always correct: a new entity folder anywhere
+but beside known ones, a file or note outside the known places, an ignored folder, too many changes, and (found
+while planning) an entity deleted or moved, or a note name that makes a short link ambiguous.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from vaultsync.names import daily_date
+from vaultsync.names import daily_date, fold, name_problem
 from vaultsync.sync.snapshot import Seen
 from vaultsync.sync.units import CREATABLE
 from vaultsync.vault.layout import VaultLayout, slug_of
-from vaultsync.vault.links import LinkIndex, note_stem
+from vaultsync.vault.links import LinkIndex, mention_strings, note_stem
 from vaultsync.vault.scan import CONFLICT_MARK
 
 SCOPE_MAX = 200  # more entities and files than this: a full pass costs about the same and sees more
@@ -32,6 +37,7 @@ Names = tuple[str, tuple[str, ...]]  # an entity's display name and its own alia
 class Scope:
     rels: frozenset[str]  # entities to read
     files: frozenset[str]  # memory paths of files to read
+    created: frozenset[str] = frozenset()  # of ``rels``, those the last settled pass did not know
 
     def reads(self, layout: VaultLayout) -> Callable[[str], bool]:
         """Whether a scoped pass over this scope reads the vault path it is given."""
@@ -55,10 +61,11 @@ def narrow(seen: Seen, layout: VaultLayout, base_keys: Iterable[str], entities: 
     files = {key[len("file:") :] for key in base_keys if key.startswith("file:")}
     rels: set[str] = set()
     scoped: set[str] = set()
+    fresh = _Fresh(entities, layout)
     for key in seen.memory:
         folder, _, name = key.rpartition("/")
         rel = folder.removeprefix("life/")
-        if key.startswith("life/") and name in (ITEMS, SUMMARY) and rel in entities:
+        if key.startswith("life/") and name in (ITEMS, SUMMARY) and (rel in entities or fresh.entity(rel)):
             rels.add(rel)
         elif key in files or key in CREATABLE or _new_daily(key):
             scoped.add(key)
@@ -76,17 +83,67 @@ def narrow(seen: Seen, layout: VaultLayout, base_keys: Iterable[str], entities: 
             scoped.add(mem_path)
             continue
         rel = layout.entity_rel_of_dir(parent)
-        if rel in entities and name == f"{slug_of(rel)}.md":
+        if rel is not None and name == f"{slug_of(rel)}.md" and (rel in entities or fresh.entity(rel)):
             rels.add(rel)
             continue
         owner = layout.entity_rel_of_dir(parent.removesuffix("/facts")) if parent.endswith("/facts") else None
-        if owner in entities and name.endswith(".md"):
+        if owner is not None and name.endswith(".md") and (owner in entities or fresh.entity(owner)):
             rels.add(owner)
             continue
         return None
     if len(rels) + len(scoped) > SCOPE_MAX:
         return None
-    return Scope(frozenset(rels), frozenset(scoped))
+    return Scope(frozenset(rels), frozenset(scoped), frozenset(fresh.seen))
+
+
+class _Fresh:
+    """Decides whether a folder the last settled pass did not know can be read as a new entity by a scoped pass.
+
+    Only the plain case qualifies: a new folder beside known entities (``people/nora-lind`` next to other
+    people), nested in none and holding none, with a name a full scan would take as it is. Anything else (a new
+    kind folder, a name differing from another only in case, a reserved place) is left to a full pass, which
+    makes the checks a scoped scan skips. What this cannot see from names alone, the files beside the new
+    folder on disk, ``crowded`` checks.
+    """
+
+    def __init__(self, entities: Mapping[str, Any], layout: VaultLayout) -> None:
+        self.known = entities
+        self.layout = layout
+        self.kinds = {rel.rpartition("/")[0] for rel in entities}
+        self.folded = {fold(rel) for rel in entities}
+        self.seen: set[str] = set()
+
+    def entity(self, rel: str) -> bool:
+        if rel in self.seen:
+            return True
+        parent = rel.rpartition("/")[0]
+        reserved = self.layout.reserved_life_dirs()
+        if (
+            parent not in self.kinds
+            or fold(rel) in self.folded
+            or any(name_problem(part) for part in rel.split("/"))
+            or any(rel == r or rel.startswith(f"{r}/") for r in reserved)
+            or any(k.startswith(f"{rel}/") or rel.startswith(f"{k}/") for k in self.known)
+        ):
+            return False
+        self.seen.add(rel)
+        return True
+
+
+def crowded(created: Iterable[str], life: Path, vault: Path, layout: VaultLayout) -> bool:
+    """Whether a new entity folder has a neighbour whose name differs from its own only in case, on either side,
+    or is not a plain folder: a full scan warns of the one and skips the other, which a scoped pass does not."""
+    for rel in created:
+        for folder in (life / rel, vault / layout.entity_dir(rel)):
+            if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+                return True
+            try:
+                names = [e.name for e in os.scandir(folder.parent)]
+            except OSError:
+                return True
+            if sum(fold(n) == fold(folder.name) for n in names) > 1:
+                return True
+    return False
 
 
 def _new_daily(mem_path: str) -> bool:
@@ -98,9 +155,16 @@ class Context:
     """The rest of the vault as a scoped pass sees it: names of the entities and notes it does not read."""
 
     def __init__(
-        self, scope: Scope, layout: VaultLayout, base_keys: Iterable[str], entities: Mapping[str, Any]
+        self,
+        scope: Scope,
+        layout: VaultLayout,
+        base_keys: Iterable[str],
+        entities: Mapping[str, Any],
+        base_facts: Callable[[], Iterable[tuple[str, bytes]]],
     ) -> None:
         self.scope = scope
+        self.base_facts = base_facts  # every fact unit's key and base JSON, read only when a name changes
+        self.reach: set[str] = set()  # entities out of scope that name an entity whose name changed
         self.names: dict[str, Names] = {}  # every entity's, as the last settled pass named it
         for rel, value in entities.items():
             name, aliases = value
@@ -139,9 +203,14 @@ class Context:
         ``names`` and ``inside`` are the scoped entities' names and note paths as the pass would leave them.
         Another entity's links, mentions and related list depend on them only through names and note names.
         """
-        for rel in self.scope.rels | set(names):
-            if names.get(rel) != self.names.get(rel):
-                return f"entity {rel} was created, deleted or renamed"
+        changed = {rel for rel in self.scope.rels | set(names) if names.get(rel) != self.names.get(rel)}
+        for rel in changed:
+            if rel not in names:
+                return f"entity {rel} was deleted"  # or its folder moved, or went missing: only a full pass knows
+        if changed:
+            self.reach = self._naming(changed, names) - self.scope.rels
+            if self.reach:
+                return f"{len(self.reach)} entities out of scope name an entity created or renamed"
         after = set(inside)
         moved = after ^ self.inside
         if not moved:
@@ -152,6 +221,29 @@ class Context:
             if self.outside[stem] + before[stem] > 1 or self.outside[stem] + now[stem] > 1:
                 return f"a note named {stem!r} changes which links are short"
         return ""
+
+    def _naming(self, changed: Iterable[str], names: Mapping[str, Names]) -> set[str]:
+        """The entities with a fact whose text holds a name ``changed`` entities had or have.
+
+        A fact's mentions and the links they render depend on other entities only through the names its text
+        holds: a fact holding none of these strings renders as before. Facts out of scope are as the last
+        settled pass left them on both sides, so the base holds their text. The JSON is searched as bytes for
+        each name as JSON writes it (escaping works character by character, so a name inside a text is inside
+        its JSON, written with or without escaping what is not ASCII), then the matches are decoded to look in the
+        text itself.
+        """
+        pairs = [pair for rel in changed for pair in (names.get(rel), self.names.get(rel)) if pair]
+        wanted = {n for name, aliases in pairs for n in mention_strings(name, aliases)}
+        needles = {json.dumps(n, ensure_ascii=ascii)[1:-1].encode() for n in wanted for ascii in (False, True)}
+        found: set[str] = set()
+        for key, data in self.base_facts():
+            rel = key[len("fact:") :].partition("#")[0]
+            if rel in found or not any(needle in data for needle in needles):
+                continue
+            text = json.loads(data).get("fact")
+            if isinstance(text, str) and any(n in text for n in wanted):
+                found.add(rel)
+        return found
 
     def links(self, note_paths: Iterable[str]) -> LinkIndex:
         """Links as the whole vault decides them: the scoped notes plus every unread one."""

@@ -275,6 +275,7 @@ class Carry:
     seen: Seen
     read: Callable[[str], bool]  # vault paths the scoped pass read (or would have): their old entries go
     before: set[str]  # the notes of the units in scope, as the snapshot knew them
+    renamed: bool = False  # an entity in scope was created or renamed: the recorded names change
 
 
 def record(
@@ -321,7 +322,10 @@ def record(
     token = os.urandom(8).hex()
     if carry is not None:
         suspects = _patch_index(cfg, carry, expected, sorted(set(left_alone)))
-        token = str(carry.seen.saved.get("token"))  # the entities it read kept their names
+        if carry.renamed:  # an entity created or renamed: the names a scoped pass starts from change with it
+            atomic_write(cfg.state_dir / ENTITIES, json.dumps({"token": token, "entities": entities}).encode())
+        else:
+            token = str(carry.seen.saved.get("token"))
     elif _write_index(cfg, expected, sorted(set(left_alone))):
         suspects = _suspects(cfg, expected, _refresh(cfg))
         if len(suspects) > SUSPECTS_MAX:

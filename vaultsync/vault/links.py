@@ -41,6 +41,11 @@ def name_variants(display: str) -> list[str]:
     return [n for n in names if n]
 
 
+def mention_strings(name: str, aliases: Iterable[str]) -> list[str]:
+    """Every string a text can name an entity by: the variants of its display name, and its aliases."""
+    return [*name_variants(name), *aliases]
+
+
 class MentionMatcher:
     """Finds the entities named in a text."""
 
