@@ -345,7 +345,27 @@ def passes(bench: Bench, res: ScaleResult, case: Case, repeats: Repeats) -> None
             elif r == 0:
                 res.notes.append(f"small-change pass made {int(after) - int(before)} commit(s) per round")
     if bare:
+        new_entities(bench, res, case, bare[0].parent.parent, repeats.small_change)
         standing(bench, res, case, bare[0], repeats.no_change)
+
+
+def new_entities(bench: Bench, res: ScaleResult, case: Case, people: Path, repeats: int) -> None:
+    """Passes after the agent creates an entity (a new person, one fact naming a known one), the commonest
+    change after a fact. Timed against the no-change pass; the issue sets no target for it, so it is shown
+    for information."""
+    known = sorted(p.name for p in people.iterdir() if p.is_dir())
+    for r in range(repeats):
+        slug = f"bench-person-{r + 1:03d}"
+        folder = people / slug
+        folder.mkdir()
+        named = " ".join(w.capitalize() for w in known[(r * 7919) % len(known)].split("-"))
+        (folder / "summary.md").write_text(f"# Bench Person {r + 1}\n\nMet in round {r + 1}.\n", encoding="utf-8")
+        fact = {"id": f"{slug}-001", "fact": f"Bench Person {r + 1} works with {named}", "status": "active"}
+        (folder / "items.json").write_text(json.dumps([fact], indent=2) + "\n", encoding="utf-8")
+        run = res.add("vaultsync new entity", bench.child("new-entity pass", _sync(bench, case)))
+        _progress(res, "new entity", r, run)
+        if not run.ok or "new entity" not in run.stdout_tail + run.stderr:
+            res.failures.append(f"new-entity pass exited {run.rc}: {_why(run)}")
 
 
 def standing(bench: Bench, res: ScaleResult, case: Case, items: Path, repeats: int) -> None:
@@ -516,6 +536,12 @@ def rows_for(results: list[ScaleResult]) -> list[Row]:
                     _verdict(ratio, TARGETS[target_key], failed and m is None),
                 )
             )
+        m, f = res.median("vaultsync new entity"), res.median("vaultsync no-change")
+        if m is not None:
+            n = len(res.runs["vaultsync new entity"])
+            shown = f"no-change pass {_fmt(f)}"
+            ratio = m / f if f else None
+            rows.append(Row(scale, f"new-entity pass (median of {n})", _fmt(m), shown, ratio, "(no target)", "info"))
         peak = res.peak_rss_mb()
         binding = res.facts == PEAK_RSS_SCALE
         rows.append(
