@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers_twoway import SARAH, SARAH_DIR, Env, body_of, build_synced, isolate_git
+from helpers_twoway import LIWEI_DIR, SARAH, SARAH_DIR, Env, body_of, build_synced, isolate_git, set_prop
 
 from vaultsync.sync import snapshot
 
@@ -199,6 +199,31 @@ def test_a_memory_file_too_fresh_for_its_stat_is_recorded_by_content(env: Env) -
     saved = json.loads((env.cfg.state_dir / snapshot.SNAPSHOT).read_text(encoding="utf-8"))
     assert saved["memory"][f"life/{SARAH}/items.json"][0] == "sha1"
     assert env.sync().quick, "a fresh file recorded by its content must not force full passes"
+    old = items.read_bytes()
+    same_size_same_mtime(items, old, old.replace(b"Acme Corp", b"Acme Inc.", 1))
+
+    assert not env.sync().quick
+    assert "Acme Inc." in body_of(env.fact_note(SARAH_DIR, "sarah-chen-001"))
+
+
+def test_a_memory_file_too_fresh_at_the_walk_but_not_at_the_end_is_recorded_by_its_stat(env: Env) -> None:
+    """A tree copied just before a long pass: once the pass ends, its files are old enough for their stat."""
+    items = env.items_path(SARAH)
+    items.write_bytes(items.read_bytes())
+    set_prop(env.fact_note(LIWEI_DIR, "li-wei-001"), "status", "superseded")  # something to apply
+    waits: list[int] = []
+
+    def slow_progress(done: int, total: int) -> None:
+        if not waits:
+            waits.append(done)
+            time.sleep(snapshot.RACY_NS / 1e9 + 0.2)
+
+    assert env.sync(progress=slow_progress).changes and waits
+    saved = json.loads((env.cfg.state_dir / snapshot.SNAPSHOT).read_text(encoding="utf-8"))
+    st = items.stat()
+    assert saved["memory"][f"life/{SARAH}/items.json"] == [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+    assert snapshot._aged_stat(items, b"other bytes") is None, "a stat is only kept for the bytes the pass read"
+    assert env.sync().quick
     old = items.read_bytes()
     same_size_same_mtime(items, old, old.replace(b"Acme Corp", b"Acme Inc.", 1))
 
