@@ -12,6 +12,7 @@ while planning) an entity deleted or moved, or a note name that makes a short li
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections import Counter
@@ -109,9 +110,15 @@ class _Fresh:
     def __init__(self, entities: Mapping[str, Any], layout: VaultLayout) -> None:
         self.known = entities
         self.layout = layout
-        self.kinds = {rel.rpartition("/")[0] for rel in entities}
-        self.folded = {fold(rel) for rel in entities}
         self.seen: set[str] = set()
+
+    @functools.cached_property
+    def kinds(self) -> set[str]:
+        return {rel.rpartition("/")[0] for rel in self.known}
+
+    @functools.cached_property
+    def folded(self) -> set[str]:
+        return {fold(rel) for rel in self.known}
 
     def entity(self, rel: str) -> bool:
         if rel in self.seen:
