@@ -19,7 +19,6 @@ import stat
 import subprocess
 import time
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -440,6 +439,10 @@ class IndexFeed:
     """
 
     def __init__(self, repo: VaultRepo) -> None:
+        # Imported here: concurrent.futures brings logging and traceback (about 15 ms), which only a large
+        # first import needs, not the hourly pass that commits a few notes.
+        from concurrent.futures import ThreadPoolExecutor
+
         self.root = repo.root
         self._sender = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vaultsync-index")
         self._git: subprocess.Popen[bytes] | None = None
