@@ -99,6 +99,18 @@ def agent_makes_entity(env: Env) -> None:
     (folder / "items.json").write_text(json.dumps([fact], indent=2) + "\n", encoding="utf-8")
 
 
+def person_makes_entity_from_a_fact(env: Env) -> None:
+    facts = env.vault / "2 Areas/people/ida-berg/facts"
+    facts.mkdir(parents=True)
+    (facts / "first.md").write_text("Ida Berg tests the enclosures\n", encoding="utf-8")
+
+
+def agent_makes_entity_of_a_new_kind(env: Env) -> None:
+    folder = env.life / "areas/pets/rex"
+    folder.mkdir(parents=True)
+    (folder / "summary.md").write_text("# Rex\n\nThe office dog.\n", encoding="utf-8")
+
+
 def person_moves_entity(env: Env) -> None:
     (env.vault / "4 Archives/people").mkdir(parents=True)
     shutil.move(env.vault / LIWEI_DIR, env.vault / "4 Archives/people/li-wei")
@@ -193,9 +205,11 @@ SCOPED: dict[str, Edit] = {
     "person adds an alias": person_adds_alias,
     "person makes an entity": person_makes_entity,
     "agent makes an entity": agent_makes_entity,
+    "person makes an entity from a fact note": person_makes_entity_from_a_fact,
     "agent renames an entity": agent_renames_entity,
 }
 WIDENED: dict[str, Edit] = {
+    "agent makes an entity of a new kind": agent_makes_entity_of_a_new_kind,  # a folder no entity sits beside
     "person moves an entity": person_moves_entity,
     "agent deletes an entity": agent_deletes_entity,
     # A fact note named like another entity's note makes [[miguel-ortiz]] ambiguous for every fact linking it.
