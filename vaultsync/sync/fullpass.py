@@ -205,7 +205,7 @@ def run_full(
             wider = len(narrowed.scope.rels | reach) + len(narrowed.scope.files)
             if reach and seen is not None and wider <= SCOPE_MAX:
                 # An entity created or renamed is named by these unread ones: read them too, once.
-                narrowed = _narrow(cfg, layout, store, seen, reach)
+                narrowed = _narrow(cfg, layout, store, seen, reach, narrowed.context.naming)
                 scoped = Report(dry_run=report.dry_run, scoped=True)
                 if narrowed is not None and _run(setting, scoped, narrowed) is not None:
                     return scoped
@@ -225,9 +225,15 @@ class Narrowed:
 
 
 def _narrow(
-    cfg: Config, layout: VaultLayout, store: BaseStore, seen: snapshot.Seen, more: Iterable[str] = ()
+    cfg: Config,
+    layout: VaultLayout,
+    store: BaseStore,
+    seen: snapshot.Seen,
+    more: Iterable[str] = (),
+    naming: set[str] | None = None,
 ) -> Narrowed | None:
-    """The scoped pass for what ``seen`` lists, with the entities ``more`` read as well; None: run in full."""
+    """The scoped pass for what ``seen`` lists, with the entities ``more`` read as well; None: run in full.
+    ``naming``: the entities a first attempt found naming the created or renamed ones (see ``Context``)."""
     entities = snapshot.entities(cfg, seen)
     if entities is None:
         return None
@@ -236,7 +242,7 @@ def _narrow(
     if scope is None or crowded(scope.created, cfg.life, cfg.vault, layout):
         return None
     scope = replace(scope, rels=scope.rels | set(more))
-    context = Context(scope, layout, keys, entities, store.facts)
+    context = Context(scope, layout, keys, entities, store.facts, naming)
     return Narrowed(seen, scope, context, len(keys) - len(context.keys))
 
 

@@ -168,10 +168,13 @@ class Context:
         base_keys: Iterable[str],
         entities: Mapping[str, Any],
         base_facts: Callable[[], Iterable[tuple[str, bytes]]],
+        naming: set[str] | None = None,
     ) -> None:
         self.scope = scope
         self.base_facts = base_facts  # every fact unit's key and base JSON, read only when a name changes
-        self.reach: set[str] = set()  # entities out of scope that name an entity whose name changed
+        # Entities whose facts name the created or renamed ones: found by a first attempt, or searched for.
+        self.naming = naming
+        self.reach: set[str] = set()  # those out of scope: a second attempt reads them too
         self.names: dict[str, Names] = {}  # every entity's, as the last settled pass named it
         for rel, value in entities.items():
             name, aliases = value
@@ -215,7 +218,9 @@ class Context:
             if rel not in names:
                 return f"entity {rel} was deleted"  # or its folder moved, or went missing: only a full pass knows
         if changed:
-            self.reach = self._naming(changed, names) - self.scope.rels
+            if self.naming is None:
+                self.naming = self._naming(changed, names)
+            self.reach = self.naming - self.scope.rels
             if self.reach:
                 return f"{len(self.reach)} entities out of scope name an entity created or renamed"
         after = set(inside)
