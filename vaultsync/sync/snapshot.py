@@ -22,10 +22,8 @@ work, it never decides a merge.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
-import shutil
 import subprocess
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -35,7 +33,7 @@ from typing import Any
 
 from vaultsync import __version__
 from vaultsync.config import Config
-from vaultsync.fs import atomic_write
+from vaultsync.fs import atomic_write, digest
 from vaultsync.model import Problem, Severity
 
 SNAPSHOT = "snapshot.json"
@@ -117,8 +115,9 @@ def _aged_stat(path: Path, data: bytes) -> Stat | None:
 
 
 def key_of(cfg: Config) -> str:
-    """What a snapshot is only valid for: this code and this configuration."""
-    return hashlib.sha1(f"{FORMAT}|{__version__}|{cfg!r}".encode()).hexdigest()
+    """What a snapshot is only valid for: this code and this configuration (kept as text: hashing it would load
+    OpenSSL before ``git status`` starts)."""
+    return f"{FORMAT}|{__version__}|{cfg!r}"
 
 
 def _file_stat(path: Path) -> Stat | None:
@@ -132,22 +131,16 @@ def _file_stat(path: Path) -> Stat | None:
 class QuickCheck:
     """The test "did anything change since the last settled pass?", run while the memory side is walked.
 
-    ``git status`` on the vault is the slow half, so it starts first and runs beside the memory walk.
+    ``git status`` on the vault is the slow half, so it starts first, before the snapshot is even read, and
+    runs beside the rest: reading the snapshot, the memory walk. A snapshot found unusable stops it again.
     """
 
     def __init__(self, cfg: Config) -> None:
         self.cfg = cfg
         self.saved: dict[str, Any] | None = None
         self.status: subprocess.Popen[bytes] | None = None
-        try:
-            saved = json.loads((cfg.state_dir / SNAPSHOT).read_bytes())
-        except (OSError, ValueError):
+        if not (cfg.state_dir / INDEX).exists():
             return
-        if not isinstance(saved, dict) or saved.get("key") != key_of(cfg):
-            return
-        if saved.get("base") != _file_stat(cfg.state_dir / "base.sqlite") or not (cfg.state_dir / INDEX).exists():
-            return
-        self.saved = saved
         # Looking must not write: a pass that stops or finds nothing leaves every file as it was.
         env = {**os.environ, "GIT_INDEX_FILE": str(cfg.state_dir / INDEX), "GIT_OPTIONAL_LOCKS": "0"}
         args = ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames"]
@@ -156,7 +149,26 @@ class QuickCheck:
                 ["git", *args], cwd=cfg.vault, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
             )
         except OSError:
-            self.saved = None
+            return
+        try:
+            saved = json.loads((cfg.state_dir / SNAPSHOT).read_bytes())
+        except (OSError, ValueError):
+            saved = None
+        if (
+            isinstance(saved, dict)
+            and saved.get("key") == key_of(cfg)
+            and saved.get("base") == _file_stat(cfg.state_dir / "base.sqlite")
+        ):
+            self.saved = saved
+        else:
+            self._stop()
+
+    def _stop(self) -> None:
+        """End a ``git status`` whose answer is of no use (the snapshot is not), so no full pass runs beside it."""
+        if self.status is not None:
+            self.status.kill()
+            self.status.communicate()
+            self.status = None
 
     def changes(self, walk: MemoryWalk) -> Seen | None:
         """What changed since the last settled pass; None when that cannot be known (a full pass must run)."""
@@ -165,6 +177,7 @@ class QuickCheck:
         saved_memory = self.saved.get("memory")
         suspects = self.saved.get("suspects")
         if not isinstance(saved_memory, dict) or not isinstance(suspects, dict) or not _problems_ok(self.saved):
+            self._stop()
             return None
         seen = Seen(self.saved, _changed_memory(saved_memory, walk, self.cfg), _changed_notes(suspects, self.cfg))
         out, _ = self.status.communicate()
@@ -225,7 +238,7 @@ def _changed_memory(saved: dict[str, Any], walk: MemoryWalk, cfg: Config) -> set
                 data = ((cfg.workspace if root == "workspace" else cfg.life) / rel).read_bytes()
             except OSError:
                 data = None
-            if data is None or hashlib.sha1(data).hexdigest() != entry[1]:
+            if data is None or digest(data) != entry[1]:
                 changed.add(key)
         elif entry is None or entry != walk.entries[key]:
             changed.add(key)
@@ -280,7 +293,7 @@ class Places:
 
 def blob_id(data: bytes) -> str:
     """The id git gives these bytes as a blob, without asking git."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    return digest(b"blob %d\0" % len(data) + data)
 
 
 def forget(cfg: Config) -> None:
@@ -335,12 +348,12 @@ def record(
             root, _, rel = key.partition("/")
             path = (cfg.workspace if root == "workspace" else cfg.life) / rel
             data = memory_read[key]
-            entries[key] = _aged_stat(path, data) or ["sha1", hashlib.sha1(data).hexdigest()]
+            entries[key] = _aged_stat(path, data) or ["sha1", digest(data)]
     for key, data in memory_written.items():
         if data is None:
             entries.pop(key, None)
         else:
-            entries[key] = ["sha1", hashlib.sha1(data).hexdigest()]
+            entries[key] = ["sha1", digest(data)]
     expected = notes
     token = os.urandom(8).hex()
     if carry is not None:
@@ -474,6 +487,8 @@ def _write_index(cfg: Config, expected: Mapping[str, str], left_alone: list[str]
     # Start from the repository's index: its stat data is fresh for everything just committed. copy2 keeps
     # the file's mtime, which git's racily-clean check compares entries against.
     real = Path((_git(cfg, "rev-parse", "--git-path", "index", private=False) or b"").decode().strip() or ".git/index")
+    import shutil
+
     try:
         shutil.copy2(cfg.vault / real, index)
     except OSError:
