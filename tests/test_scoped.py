@@ -147,6 +147,10 @@ def agent_deletes_entity(env: Env) -> None:
     shutil.rmtree(env.life / LIWEI)
 
 
+def person_deletes_entity(env: Env) -> None:
+    shutil.rmtree(env.vault / LIWEI_DIR)
+
+
 def agent_edits_summary(env: Env) -> None:
     summary = env.life / SARAH / "summary.md"
     summary.write_text(summary.read_text(encoding="utf-8") + "\nShe moved to the Oslo office.\n", encoding="utf-8")
@@ -207,11 +211,12 @@ SCOPED: dict[str, Edit] = {
     "agent makes an entity": agent_makes_entity,
     "person makes an entity from a fact note": person_makes_entity_from_a_fact,
     "agent renames an entity": agent_renames_entity,
+    "agent deletes an entity": agent_deletes_entity,
+    "person deletes an entity": person_deletes_entity,
 }
 WIDENED: dict[str, Edit] = {
     "agent makes an entity of a new kind": agent_makes_entity_of_a_new_kind,  # a folder no entity sits beside
-    "person moves an entity": person_moves_entity,
-    "agent deletes an entity": agent_deletes_entity,
+    "person moves an entity": person_moves_entity,  # read as one gone and one new: only a full pass pairs them
     # A fact note named like another entity's note makes [[miguel-ortiz]] ambiguous for every fact linking it.
     "agent adds a fact named like a note": agent_adds_fact("Sarah Chen shares a desk", fact_id="miguel-ortiz"),
 }
@@ -321,6 +326,36 @@ def test_a_scoped_pass_keeps_the_deletion_guard(env: Env, tmp_path: Path) -> Non
     report, _ = run_both(env, tmp_path)
     assert report.scoped and not report.stopped
     assert env.facts(SARAH) == []
+
+
+def test_a_missing_top_folder_stops_a_scoped_pass_as_it_stops_a_full_one(env: Env, tmp_path: Path) -> None:
+    """One project in the vault: a missing "1 Projects" is one entity gone, a change small enough to scope."""
+    shutil.rmtree(env.vault / "1 Projects")
+    before = env.snapshot()
+    report, _ = run_both(env, tmp_path)
+    assert report.scoped
+    assert "vault folder '1 Projects' held synced notes and is missing" in report.stopped
+    assert env.snapshot() == before, "a stopped pass wrote"
+
+
+def test_a_missing_memory_folder_stops_a_scoped_pass_as_it_stops_a_full_one(env: Env, tmp_path: Path) -> None:
+    """Five daily notes are a change small enough to scope; their folder gone is a missing place, not five
+    deletions to carry to the vault."""
+    shutil.rmtree(env.workspace / "memory")
+    before = env.snapshot()
+    report, _ = run_both(env, tmp_path)
+    assert report.scoped
+    assert "memory folder" in report.stopped and "is missing" in report.stopped
+    assert env.snapshot() == before, "a stopped pass wrote"
+
+
+def test_every_entity_gone_from_a_side_runs_in_full(env: Env, tmp_path: Path) -> None:
+    """An emptied side is what an unmounted folder looks like: the full pass's checks decide, not a scoped one."""
+    for folder in {p.parent for name in ("items.json", "summary.md") for p in env.life.rglob(name)}:
+        shutil.rmtree(folder)
+    report, _ = run_both(env, tmp_path)
+    assert not report.scoped and not report.quick
+    assert "would delete" in report.stopped
 
 
 def test_an_edit_that_keeps_size_and_mtime_in_a_file_the_scoped_pass_wrote_is_seen(env: Env) -> None:

@@ -67,12 +67,16 @@ def deletion_guard(world: World, cfg: Config, unread: int = 0) -> str:
             if value is None or value is UNKNOWN or state.decision is None:
                 continue
             total += 1
-            if state.decision.result is None:
+            if _deleted(state):
                 doomed.append(key)
         if len(doomed) > cfg.safety.max_delete_count and len(doomed) > cfg.safety.max_delete_share * total:
             sample = ", ".join(sorted({scope_of(k) for k in doomed})[:5])
             reasons.append(f"the pass would delete {len(doomed)} of {total} units on the {side} side ({sample} ...)")
     return "; ".join(reasons)
+
+
+def _deleted(state: UnitState) -> bool:
+    return state.decision is not None and state.decision.result is None
 
 
 def empty_side(mem: MemoryScan, vault: VaultScan, base: dict[str, BaseEntry]) -> str:
@@ -84,7 +88,7 @@ def empty_side(mem: MemoryScan, vault: VaultScan, base: dict[str, BaseEntry]) ->
     return ""
 
 
-def missing_places(cfg: Config, layout: VaultLayout, base: dict[str, BaseEntry]) -> str:
+def missing_places(cfg: Config, layout: VaultLayout, base: Iterable[str]) -> str:
     """Folders the last sync filled that are gone now, on either side.
 
     Trigger: a top folder of the vault (``2 Areas``, ``Daily``) or of the memory tree (``life/areas``,
@@ -306,7 +310,9 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
     if narrowed is not None:
         scanned += _standing_unread(cfg, layout, narrowed)
     report.problems += sorted(scanned, key=lambda p: p.path)  # by file, whichever files this pass read
-    moves = detect_moves(mem, vault, base) if narrowed is None else []
+    moves = detect_moves(mem, vault, base)
+    if moves and narrowed is not None:
+        return None  # a folder moved: only a full pass carries a move over and records what follows
     renamed = apply_moves(moves, mem, base, cfg.life)
     earlier = _uncommitted(cfg)
     world = gather(mem, vault, base, layout, store.ids(narrowed.scope.rels if narrowed else None), today, earlier)
@@ -314,8 +320,16 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
     decide_all(world)
 
     if narrowed is not None:
-        # Missing folders and an emptied side show as entities created or deleted, which widen the pass.
-        report.stopped = "" if options.confirm_deletes else deletion_guard(world, cfg, narrowed.unread)
+        known = narrowed.context.names
+        gone = {r for r in narrowed.scope.rels if r in known and (r not in mem.entities or r not in vault.entities)}
+        if gone and len(gone) == len(known):
+            return None  # every entity gone from a side: an unmounted folder? the full pass's checks say
+        if not options.confirm_deletes:
+            # A missing top folder shows as its entities or files gone; only then are the folders checked (it
+            # takes every key of the base).
+            emptied = gone or any(k.startswith("file:") and _deleted(u) for k, u in world.units.items())
+            missing = missing_places(cfg, layout, store.keys()) if emptied else ""
+            report.stopped = missing or deletion_guard(world, cfg, narrowed.unread)
     elif not options.confirm_deletes:
         report.stopped = empty_side(mem, vault, base) or missing_places(cfg, layout, base) or deletion_guard(world, cfg)
     if report.stopped:

@@ -190,7 +190,7 @@ class Planner:
             self.plan.widen = self.context.widen(own, note_paths)
             if self.plan.widen:
                 return
-            self.plan.names = dict(sorted((self.context.names | own).items()))  # the order a full pass has
+            self.plan.names = dict(sorted(self.context.named(own).items()))  # the order a full pass has
             links = self.context.links(note_paths)
         entity_links = {rel: links.link(self.layout.entity_note(rel), n) for rel, (n, _) in self.plan.names.items()}
         matcher = MentionMatcher(_mention_names(self.plan.names))

@@ -3,11 +3,12 @@
 A scoped pass reads, merges and writes only the entities and files the change touches; every other unit is as
 the last settled pass left it, on both sides, so its base is its content. What it needs of the others (their
 names and aliases for links and mentions, the names of all notes for link uniqueness) comes from the snapshot
-and the base. An entity created or renamed changes what other entities' facts link to, but only those whose
-text holds one of its names, old or new; the base's fact texts say which, and the pass reads them too. Anything
-it cannot place with certainty widens it to a full pass, which is always correct: a new entity folder anywhere
-but beside known ones, a file or note outside the known places, an ignored folder, too many changes, and (found
-while planning) an entity deleted or moved, or a note name that makes a short link ambiguous.
+and the base. An entity created, renamed or deleted changes what other entities' facts link to, but only those
+whose text holds one of its names, old or new; the base's fact texts say which, and the pass reads them too.
+Anything it cannot place with certainty widens it to a full pass, which is always correct: a new entity folder
+anywhere but beside known ones, a file or note outside the known places, an ignored folder, too many changes,
+and (found while planning) an entity folder moved, every entity gone from a side, or a note name that makes a
+short link ambiguous.
 """
 
 from __future__ import annotations
@@ -214,15 +215,12 @@ class Context:
         Another entity's links, mentions and related list depend on them only through names and note names.
         """
         changed = {rel for rel in self.scope.rels | set(names) if names.get(rel) != self.names.get(rel)}
-        for rel in changed:
-            if rel not in names:
-                return f"entity {rel} was deleted"  # or its folder moved, or went missing: only a full pass knows
         if changed:
             if self.naming is None:
                 self.naming = self._naming(changed, names)
             self.reach = self.naming - self.scope.rels
             if self.reach:
-                return f"{len(self.reach)} entities out of scope name an entity created or renamed"
+                return f"{len(self.reach)} entities out of scope name an entity created, renamed or deleted"
         after = set(inside)
         moved = after ^ self.inside
         if not moved:
@@ -235,7 +233,8 @@ class Context:
         return ""
 
     def _naming(self, changed: Iterable[str], names: Mapping[str, Names]) -> set[str]:
-        """The entities with a fact whose text holds a name ``changed`` entities had or have.
+        """The entities with a fact whose text holds a name ``changed`` entities (created, renamed or deleted) had
+        or have.
 
         A fact's mentions and the links they render depend on other entities only through the names its text
         holds: a fact holding none of these strings renders as before. Facts out of scope are as the last
@@ -257,6 +256,11 @@ class Context:
                 found.add(rel)
         return found
 
+    def named(self, own: Mapping[str, Names]) -> dict[str, Names]:
+        """Every entity's names as the pass leaves them: the scoped ones' as planned (``own``; one deleted has
+        none), the others' as the last settled pass left them."""
+        return {rel: n for rel, n in self.names.items() if rel not in self.scope.rels} | dict(own)
+
     def links(self, note_paths: Iterable[str]) -> LinkIndex:
         """Links as the whole vault decides them: the scoped notes plus every unread one."""
         return LinkIndex(note_paths, self.outside)
@@ -271,6 +275,9 @@ class Planned:
 
     def widen(self, names: Mapping[str, Names], inside: Iterable[str]) -> str:
         return ""  # nothing was read before to disagree with
+
+    def named(self, own: Mapping[str, Names]) -> dict[str, Names]:
+        return self.names | dict(own)
 
     def links(self, note_paths: Iterable[str]) -> LinkIndex:
         return LinkIndex((), self.counts)
