@@ -97,15 +97,19 @@ def missing_places(cfg: Config, layout: VaultLayout, base: Iterable[str]) -> str
     """
     vault_tops: set[str] = set()
     memory_dirs: set[Path] = set()
+    paras: set[str] = set()  # every entity's and fact's places follow from its PARA folder: one look per folder
     for key in base:
-        vault_tops.add(layout.note_for_key(key).split("/", 1)[0])
         kind, _, rest = key.partition(":")
         if kind == "file":
+            vault_tops.add(layout.note_for_key(key).split("/", 1)[0])
             root, _, sub = rest.partition("/")
             top = sub.split("/", 1)[0] if "/" in sub else ""
             memory_dirs.add((cfg.workspace if root == "workspace" else cfg.life) / top)
         else:
-            memory_dirs.add(cfg.life / rest.split("/", 1)[0])
+            paras.add(rest.split("/", 1)[0])
+    for para in paras:
+        vault_tops.add(layout.para_folder(para).split("/", 1)[0])
+        memory_dirs.add(cfg.life / para)
     gone = [f"vault folder '{t}'" for t in sorted(vault_tops) if t and not (cfg.vault / t).is_dir()]
     gone += [f"memory folder {d}" for d in sorted(memory_dirs) if not d.is_dir()]
     if not gone:
