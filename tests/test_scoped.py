@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 from helpers_twoway import (
     ACME_DIR,
+    ATLAS,
+    ATLAS_DIR,
     LIWEI,
     LIWEI_DIR,
     MIGUEL,
@@ -116,6 +118,10 @@ def person_moves_entity(env: Env) -> None:
     shutil.move(env.vault / LIWEI_DIR, env.vault / "4 Archives/people/li-wei")
 
 
+def person_archives_project(env: Env) -> None:
+    shutil.move(env.vault / ATLAS_DIR, env.vault / "4 Archives/project-atlas")  # beside 4 Archives/old-apartment
+
+
 def agent_adds_fact(text: str, fact_id: str = "sarah-chen-099") -> Edit:
     def edit(env: Env) -> None:
         record = {"id": fact_id, "fact": text, "category": "context", "timestamp": "2026-12-01"}
@@ -141,6 +147,10 @@ def agent_edits_memory_md(env: Env) -> None:
 def agent_renames_entity(env: Env) -> None:
     summary = env.life / MIGUEL / "summary.md"
     summary.write_text(summary.read_text(encoding="utf-8").replace("# Miguel Ortiz", "# Miguel A. Ortiz", 1))
+
+
+def agent_archives_project(env: Env) -> None:
+    shutil.move(env.life / ATLAS, env.life / "archives/project-atlas")
 
 
 def agent_deletes_entity(env: Env) -> None:
@@ -213,10 +223,12 @@ SCOPED: dict[str, Edit] = {
     "agent renames an entity": agent_renames_entity,
     "agent deletes an entity": agent_deletes_entity,
     "person deletes an entity": person_deletes_entity,
+    "person archives a project": person_archives_project,
+    "agent archives a project": agent_archives_project,
 }
 WIDENED: dict[str, Edit] = {
     "agent makes an entity of a new kind": agent_makes_entity_of_a_new_kind,  # a folder no entity sits beside
-    "person moves an entity": person_moves_entity,  # read as one gone and one new: only a full pass pairs them
+    "person moves an entity to a new kind": person_moves_entity,  # likewise
     # A fact note named like another entity's note makes [[miguel-ortiz]] ambiguous for every fact linking it.
     "agent adds a fact named like a note": agent_adds_fact("Sarah Chen shares a desk", fact_id="miguel-ortiz"),
 }

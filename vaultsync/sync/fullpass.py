@@ -24,7 +24,7 @@ from vaultsync.sync.changes import message, side_changes
 from vaultsync.sync.decide import UNKNOWN, Outcome, decide
 from vaultsync.sync.engine import PassOptions
 from vaultsync.sync.merge import merge_entities, merge_records, merge_text
-from vaultsync.sync.moves import apply_moves, detect_moves
+from vaultsync.sync.moves import apply_moves, detect_moves, moved_walk
 from vaultsync.sync.plan import Action, make_plan, scope_of
 from vaultsync.sync.scope import ITEMS, SCOPE_MAX, SUMMARY, Context, Names, Scope, crowded, narrow
 from vaultsync.sync.units import ENTITY, FACT, UnitState, World, gather, same
@@ -315,8 +315,6 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
         scanned += _standing_unread(cfg, layout, narrowed)
     report.problems += sorted(scanned, key=lambda p: p.path)  # by file, whichever files this pass read
     moves = detect_moves(mem, vault, base)
-    if moves and narrowed is not None:
-        return None  # a folder moved: only a full pass carries a move over and records what follows
     renamed = apply_moves(moves, mem, base, cfg.life)
     earlier = _uncommitted(cfg)
     world = gather(mem, vault, base, layout, store.ids(narrowed.scope.rels if narrowed else None), today, earlier)
@@ -441,12 +439,13 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
         reported=fresh_notes,
     )
     report.open_conflicts = sorted(set(report.open_conflicts) | {c.copy_path for c in plan.conflicts})
-    if not moves and not applied.failed_keys and _settled(report):
+    if not applied.failed_keys and _settled(report):
         carry = None
         if narrowed:
             renamed = plan.names != narrowed.context.names
             carry = snapshot.Carry(narrowed.seen, narrowed.scope.reads(layout), narrowed.context.inside, renamed)
         standing = [p for p in report.problems if p.standing]
+        walk = moved_walk(walk, moves)
         _record(cfg, walk, mem, vault, world.foreign, applied, report.open_conflicts, plan.names, standing, carry)
     return report
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from vaultsync.memory.tree import MemoryScan
 from vaultsync.sync.base import BaseEntry
+from vaultsync.sync.snapshot import MemoryWalk
 from vaultsync.vault.layout import slug_of
 from vaultsync.vault.scan import VaultScan
 
@@ -84,3 +85,27 @@ def apply_moves(
             base[new_key] = base.pop(key)
             renamed[new_key] = key
     return renamed
+
+
+def moved_walk(walk: MemoryWalk, moves: list[tuple[str, str]]) -> MemoryWalk:
+    """The memory walk as it would have found the tree after ``moves``: a folder renamed keeps its files' inodes,
+    sizes and times, so their stats hold at the new place. A file the walk found too fresh to trust is left
+    out; the next quick check reads it as new, which costs a scoped pass, never a missed change."""
+    if not moves:
+        return walk
+    entries = {}
+    for key, entry in walk.entries.items():
+        moved = _moved_path(key, moves)
+        if moved == key:
+            entries[key] = entry
+        elif entry is not None:
+            entries[moved] = entry
+    return MemoryWalk(walk.started_ns, entries)
+
+
+def _moved_path(path: str, moves: list[tuple[str, str]]) -> str:
+    for old, new in moves:
+        prefix = f"life/{old}/"
+        if path.startswith(prefix):
+            return f"life/{new}/{path[len(prefix) :]}"
+    return path

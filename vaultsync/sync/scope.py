@@ -6,9 +6,9 @@ names and aliases for links and mentions, the names of all notes for link unique
 and the base. An entity created, renamed or deleted changes what other entities' facts link to, but only those
 whose text holds one of its names, old or new; the base's fact texts say which, and the pass reads them too.
 Anything it cannot place with certainty widens it to a full pass, which is always correct: a new entity folder
-anywhere but beside known ones, a file or note outside the known places, an ignored folder, too many changes,
-and (found while planning) an entity folder moved, every entity gone from a side, or a note name that makes a
-short link ambiguous.
+(a moved one's new place included) anywhere but beside known ones, a file or note outside the known places, an
+ignored folder, too many changes, and (found while planning) every entity gone from a side, or a note name that
+makes a short link ambiguous.
 """
 
 from __future__ import annotations
