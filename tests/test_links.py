@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultsync.vault.links import MentionMatcher
+from vaultsync.names import fold
+from vaultsync.vault.links import MentionMatcher, word_char
 
 WORD = re.compile(r"[^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 TOKEN_START = re.compile(r"[^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+|[\u4e00-\u9fff]")
@@ -50,3 +52,18 @@ def test_many_names_sharing_a_first_word_are_told_apart() -> None:
     matcher = MentionMatcher(listed)
     assert matcher.find("Person 12 met Person 1234x in Miami, then Mia.") == {"p12", "someone", "mia"}
     assert matcher.find("Nobody named here.") == set()
+
+
+def test_word_char_is_a_word_character_outside_cjk_as_the_pattern_says() -> None:
+    """``word_char`` stands for the class ``[^\\W<CJK>]``, which is slow to compile: every character of the BMP
+    and a sample of the planes above must agree with it."""
+    for code in [*range(0x10000), *range(0x10000, 0x110000, 97)]:
+        ch = chr(code)
+        assert word_char(ch) == (WORD.match(ch) is not None), f"U+{code:04X}"
+
+
+def test_fold_takes_the_quick_path_for_ascii_only_where_it_gives_the_same() -> None:
+    for code in range(0x80):
+        for name in (chr(code), f"Note-{chr(code)}-X", f"{chr(code)}é"):
+            assert fold(name) == unicodedata.normalize("NFC", name).casefold(), repr(name)
+    assert fold("Cafe\u0301") == fold("café") == "café"

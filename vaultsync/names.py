@@ -39,7 +39,13 @@ def name_problem(name: str) -> str | None:
 
 
 def fold(name: str) -> str:
-    """The form under which two names collide on case-insensitive file systems (macOS, Windows)."""
+    """The form under which two names collide on case-insensitive file systems (macOS, Windows).
+
+    ASCII is its own NFC form and casefolds as it lowercases: the quick path for nearly every note name, which a
+    scoped pass folds for each of the base's keys (200,000 at 200k facts).
+    """
+    if name.isascii():
+        return name.lower()
     return unicodedata.normalize("NFC", name).casefold()
 
 

@@ -182,12 +182,12 @@ class Context:
             self.names[rel] = (str(name), tuple(str(a) for a in aliases))
         self.keys: list[str] = []  # base units in scope
         self.inside: set[str] = set()  # note paths of units in scope, before the pass
-        outside: list[str] = []  # note names of units out of scope
+        outside: list[str] = []  # note names (``note_stem``) of units out of scope
         for rel in self.names:
             if rel in scope.rels:
                 self.inside.add(layout.entity_note(rel))
             else:
-                outside.append(slug_of(rel))
+                outside.append(fold(slug_of(rel)))
         rels = scope.rels
         for key in base_keys:
             if key.startswith("fact:"):
@@ -196,17 +196,17 @@ class Context:
                     self.keys.append(key)
                     self.inside.add(layout.fact_note(rel, note))
                 else:
-                    outside.append(note)
+                    outside.append(fold(note))
             elif key.startswith("file:"):
                 path = layout.file_note(key[5:])
                 if key[5:] in scope.files:
                     self.keys.append(key)
                     self.inside |= {path} if path else set()
                 elif path:
-                    outside.append(path)
+                    outside.append(note_stem(path))
             elif key[len("entity:") :] in rels:
                 self.keys.append(key)
-        self.outside = Counter(map(note_stem, outside))  # how many unread notes have each name
+        self.outside = Counter(outside)  # how many unread notes have each name
 
     def widen(self, names: Mapping[str, Names], inside: Iterable[str]) -> str:
         """Why the scoped pass must become a full one ("" when it need not).
