@@ -348,6 +348,7 @@ def passes(bench: Bench, res: ScaleResult, case: Case, repeats: Repeats) -> None
                 res.notes.append(f"small-change pass made {int(after) - int(before)} commit(s) per round")
     if bare:
         new_entities(bench, res, case, bare[0].parent.parent, repeats.small_change)
+        archived(bench, res, case, repeats.small_change)
         standing(bench, res, case, bare[0], repeats.no_change)
 
 
@@ -368,6 +369,19 @@ def new_entities(bench: Bench, res: ScaleResult, case: Case, people: Path, repea
         _progress(res, "new entity", r, run)
         if not run.ok or "new entity" not in run.stdout_tail + run.stderr:
             res.failures.append(f"new-entity pass exited {run.rc}: {_why(run)}")
+
+
+def archived(bench: Bench, res: ScaleResult, case: Case, repeats: int) -> None:
+    """Passes after the person archives a project in Obsidian (its folder dragged from ``1 Projects`` to
+    ``4 Archives``): the pass moves the memory folder to match. Timed against the no-change pass, for
+    information like the new-entity pass."""
+    projects = sorted(p for p in (case.vault / "1 Projects").iterdir() if p.is_dir())
+    for r, folder in enumerate(projects[:repeats]):
+        folder.rename(case.vault / "4 Archives" / folder.name)
+        run = res.add("vaultsync archive", bench.child("archive pass", _sync(bench, case)))
+        _progress(res, "archive", r, run)
+        if not run.ok or "moved from" not in run.stdout_tail + run.stderr:
+            res.failures.append(f"archive pass exited {run.rc} or moved nothing: {_why(run)}")
 
 
 def standing(bench: Bench, res: ScaleResult, case: Case, items: Path, repeats: int) -> None:
@@ -538,12 +552,13 @@ def rows_for(results: list[ScaleResult]) -> list[Row]:
                     _verdict(ratio, TARGETS[target_key], failed and m is None),
                 )
             )
-        m, f = res.median("vaultsync new entity"), res.median("vaultsync no-change")
-        if m is not None:
-            n = len(res.runs["vaultsync new entity"])
-            shown = f"no-change pass {_fmt(f)}"
-            ratio = m / f if f else None
-            rows.append(Row(scale, f"new-entity pass (median of {n})", _fmt(m), shown, ratio, "(no target)", "info"))
+        for title, mine in (("new-entity pass", "vaultsync new entity"), ("archive pass", "vaultsync archive")):
+            m, f = res.median(mine), res.median("vaultsync no-change")
+            if m is not None:
+                shown = f"no-change pass {_fmt(f)}"
+                ratio = m / f if f else None
+                n = len(res.runs[mine])
+                rows.append(Row(scale, f"{title} (median of {n})", _fmt(m), shown, ratio, "(no target)", "info"))
         peak = res.peak_rss_mb()
         binding = res.facts == PEAK_RSS_SCALE
         rows.append(
