@@ -340,6 +340,26 @@ def test_a_scoped_pass_keeps_the_deletion_guard(env: Env, tmp_path: Path) -> Non
     assert env.facts(SARAH) == []
 
 
+def test_a_folder_moved_with_a_note_named_like_another_stays_scoped(env: Env, tmp_path: Path) -> None:
+    """Two fact notes named alike are linked by path; moving one keeps the name shared, so the links that
+    change are the moved entity's own."""
+    fact = {"category": "context", "timestamp": "2026-12-01", "source": "chat"}
+    old = {**fact, "id": "atlas-099", "fact": "Atlas kept spares in the lab", "status": "superseded"}
+    atlas = [{**old, "supersededBy": "shared-001"}, {**fact, "id": "shared-001", "fact": "Atlas keeps spares"}]
+    env.agent_edit(ATLAS, lambda facts: facts.extend({"status": "active", **f} for f in atlas))
+    sarah = {**fact, "id": "shared-001", "fact": "Sarah Chen keeps the keys", "status": "active"}
+    env.agent_edit(SARAH, lambda facts: facts.append(sarah))
+    env.sync()
+    age_everything(env)
+    env.sync()
+    assert env.sync().quick
+    person_archives_project(env)
+    report, _ = run_both(env, tmp_path)
+    assert report.scoped, "the pass read everything"
+    note = (env.vault / "4 Archives/project-atlas/facts/atlas-099.md").read_text(encoding="utf-8")
+    assert "[[4 Archives/project-atlas/facts/shared-001|shared-001]]" in note, note
+
+
 def test_a_missing_top_folder_stops_a_scoped_pass_as_it_stops_a_full_one(env: Env, tmp_path: Path) -> None:
     """One project in the vault: a missing "1 Projects" is one entity gone, a change small enough to scope."""
     shutil.rmtree(env.vault / "1 Projects")

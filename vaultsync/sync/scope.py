@@ -228,7 +228,10 @@ class Context:
         before = Counter(map(note_stem, self.inside))
         now = Counter(map(note_stem, after))
         for stem in set(map(note_stem, moved)):
-            if self.outside[stem] + before[stem] > 1 or self.outside[stem] + now[stem] > 1:
+            # A link is short while one note has its name. Out of scope, only notes linking to entity notes
+            # (read when they name a changed entity) and to notes whose name becomes unique or shared depend
+            # on the change: a folder moved keeps each name's count, and every link as short as it was.
+            if (self.outside[stem] + before[stem] > 1) != (self.outside[stem] + now[stem] > 1):
                 return f"a note named {stem!r} changes which links are short"
         return ""
 
