@@ -212,8 +212,8 @@ def run_full(
             reach = narrowed.context.reach
             wider = len(narrowed.scope.rels | reach) + len(narrowed.scope.files)
             if reach and seen is not None and wider <= SCOPE_MAX:
-                # An entity created or renamed is named by these unread ones: read them too, once.
-                narrowed = _narrow(cfg, layout, store, seen, reach, narrowed.context.naming)
+                # An entity created, renamed or deleted is named by these unread ones: read them too, once.
+                narrowed = _narrow(cfg, layout, store, seen, reach, narrowed)
                 scoped = Report(dry_run=report.dry_run, scoped=True)
                 if narrowed is not None and _run(setting, scoped, narrowed) is not None:
                     return scoped
@@ -230,6 +230,7 @@ class Narrowed:
     scope: Scope
     context: Context
     unread: int  # base units out of scope
+    keys: list[str]  # every base key (400k at 200k facts: read once a pass)
 
 
 def _narrow(
@@ -238,20 +239,21 @@ def _narrow(
     store: BaseStore,
     seen: snapshot.Seen,
     more: Iterable[str] = (),
-    naming: set[str] | None = None,
+    first: Narrowed | None = None,
 ) -> Narrowed | None:
     """The scoped pass for what ``seen`` lists, with the entities ``more`` read as well; None: run in full.
-    ``naming``: the entities a first attempt found naming the created or renamed ones (see ``Context``)."""
-    entities = snapshot.entities(cfg, seen)
+    ``first``: the attempt before this one, whose base keys, entity names and entities naming the created,
+    renamed or deleted ones (see ``Context``) still hold."""
+    entities = snapshot.entities(cfg, seen) if first is None else first.context.names
     if entities is None:
         return None
-    keys = store.keys()
+    keys = store.keys() if first is None else first.keys
     scope = narrow(seen, layout, keys, entities)
     if scope is None or crowded(scope.created, cfg.life, cfg.vault, layout):
         return None
     scope = replace(scope, rels=scope.rels | set(more))
-    context = Context(scope, layout, keys, entities, store.facts, naming)
-    return Narrowed(seen, scope, context, len(keys) - len(context.keys))
+    context = Context(scope, layout, keys, entities, store.facts, first.context.naming if first else None)
+    return Narrowed(seen, scope, context, len(keys) - len(context.keys), keys)
 
 
 def _standing_unread(cfg: Config, layout: VaultLayout, narrowed: Narrowed) -> list[Problem]:
@@ -330,7 +332,7 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
             # A missing top folder shows as its entities or files gone; only then are the folders checked (it
             # takes every key of the base).
             emptied = gone or any(k.startswith("file:") and _deleted(u) for k, u in world.units.items())
-            missing = missing_places(cfg, layout, store.keys()) if emptied else ""
+            missing = missing_places(cfg, layout, narrowed.keys) if emptied else ""
             report.stopped = missing or deletion_guard(world, cfg, narrowed.unread)
     elif not options.confirm_deletes:
         report.stopped = empty_side(mem, vault, base) or missing_places(cfg, layout, base) or deletion_guard(world, cfg)
