@@ -360,6 +360,21 @@ def test_a_folder_moved_with_a_note_named_like_another_stays_scoped(env: Env, tm
     assert "[[4 Archives/project-atlas/facts/shared-001|shared-001]]" in note, note
 
 
+def test_the_pass_after_a_move_trusts_the_moved_folder(env: Env) -> None:
+    """A pass that moves a folder records its snapshot with the memory walk moved along: the next pass is a
+    quick one, and an edit in the moved memory folder is still seen."""
+    person_archives_project(env)
+    assert env.sync().scoped
+    assert (env.life / "archives/project-atlas/items.json").exists()
+    assert env.sync().quick, "the pass after the move read the moved folder again"
+    text = "Atlas closed its last ticket"
+    record = {"id": "atlas-098", "fact": text, "category": "context", "timestamp": "2026-12-01", "source": "chat"}
+    env.agent_edit("archives/project-atlas", lambda facts: facts.append({**record, "status": "active"}))
+    report = env.sync()
+    assert report.scoped and report.changes
+    assert text in (env.vault / "4 Archives/project-atlas/facts/atlas-098.md").read_text(encoding="utf-8")
+
+
 def test_a_missing_top_folder_stops_a_scoped_pass_as_it_stops_a_full_one(env: Env, tmp_path: Path) -> None:
     """One project in the vault: a missing "1 Projects" is one entity gone, a change small enough to scope."""
     shutil.rmtree(env.vault / "1 Projects")
