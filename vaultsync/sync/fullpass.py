@@ -224,13 +224,27 @@ def run_full(
         store.close()
 
 
+@dataclass
+class BaseKeys:
+    """Every base key (400k at 200k facts), read once a pass and shared by its scoped attempts, with what
+    ``missing_places`` finds for them, looked up at most once."""
+
+    keys: list[str]
+    missing: str | None = None
+
+    def missing_places(self, cfg: Config, layout: VaultLayout) -> str:
+        if self.missing is None:
+            self.missing = missing_places(cfg, layout, self.keys)
+        return self.missing
+
+
 @dataclass(frozen=True)
 class Narrowed:
     seen: snapshot.Seen
     scope: Scope
     context: Context
     unread: int  # base units out of scope
-    keys: list[str]  # every base key (400k at 200k facts: read once a pass)
+    base: BaseKeys
 
 
 def _narrow(
@@ -247,13 +261,14 @@ def _narrow(
     entities = snapshot.entities(cfg, seen) if first is None else first.context.names
     if entities is None:
         return None
-    keys = store.keys() if first is None else first.keys
+    base = BaseKeys(store.keys()) if first is None else first.base
+    keys = base.keys
     scope = narrow(seen, layout, keys, entities)
     if scope is None or crowded(scope.created, cfg.life, cfg.vault, layout):
         return None
     scope = replace(scope, rels=scope.rels | set(more))
     context = Context(scope, layout, keys, entities, store.facts, first.context.naming if first else None)
-    return Narrowed(seen, scope, context, len(keys) - len(context.keys), keys)
+    return Narrowed(seen, scope, context, len(keys) - len(context.keys), base)
 
 
 def _standing_unread(cfg: Config, layout: VaultLayout, narrowed: Narrowed) -> list[Problem]:
@@ -332,7 +347,7 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
             # A missing top folder shows as its entities or files gone; only then are the folders checked (it
             # takes every key of the base).
             emptied = gone or any(k.startswith("file:") and _deleted(u) for k, u in world.units.items())
-            missing = missing_places(cfg, layout, narrowed.keys) if emptied else ""
+            missing = narrowed.base.missing_places(cfg, layout) if emptied else ""
             report.stopped = missing or deletion_guard(world, cfg, narrowed.unread)
     elif not options.confirm_deletes:
         report.stopped = empty_side(mem, vault, base) or missing_places(cfg, layout, base) or deletion_guard(world, cfg)
