@@ -39,17 +39,24 @@ def classify(kind: str, before: Any, after: Any) -> str:
 
 def side_changes(world: World, layout: VaultLayout) -> tuple[list[Change], set[str]]:
     """The changes each side made since the base, and the vault paths the person changed."""
-    changes: list[Change] = []
+    keyed, person_paths = keyed_changes(world, layout)
+    return [change for _, change in keyed], person_paths
+
+
+def keyed_changes(world: World, layout: VaultLayout) -> tuple[list[tuple[str, Change]], set[str]]:
+    """``side_changes``, each change with its unit's key, in key order: the order of a commit message's scopes,
+    which a pass run in batches restores by sorting."""
+    changes: list[tuple[str, Change]] = []
     person_paths: set[str] = set()
     for key in sorted(world.units):
         state = world.units[key]
         outcome = state.decision.outcome if state.decision else Outcome.SKIP
         scope = sys.intern(scope_of(key))  # one string per entity, not per fact: a first import keeps them all
         if outcome in PERSON_SIDE:
-            changes.append(Change("vault", scope, classify(state.kind, state.base, state.vault)))
+            changes.append((key, Change("vault", scope, classify(state.kind, state.base, state.vault))))
             person_paths.add(state.vault_note.path if state.vault_note else layout.note_for_key(key))
         if outcome in AGENT_SIDE and not (outcome is Outcome.CONVERGED and state.memory == state.base):
-            changes.append(Change("memory", scope, classify(state.kind, state.base, state.memory)))
+            changes.append((key, Change("memory", scope, classify(state.kind, state.base, state.memory))))
     return changes, {p for p in person_paths if p}
 
 

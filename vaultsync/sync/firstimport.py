@@ -137,7 +137,7 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
         if feed is not None:
             feed.add(fed)
             clean.update(fed)
-        read.update(_racy_reads(job.mem, racy))
+        read.update(racy_reads(job.mem, racy))
         own.update(job.plan.own)
         upserts = {k: v for k, v in job.plan.upserts.items() if k not in applied.failed_keys}
         store.save(upserts, [], ids=job.world.ids(), commit=False)
@@ -202,7 +202,7 @@ def _checked(repo: VaultRepo, clean: set[str], blobs: dict[str, str]) -> set[str
         return set()
 
 
-def _racy_reads(mem: MemoryScan, racy: set[str]) -> dict[str, bytes]:
+def racy_reads(mem: MemoryScan, racy: set[str]) -> dict[str, bytes]:
     read = {f.mem_path: f.raw for f in mem.files.values() if f.mem_path in racy}
     for entity in mem.entities.values():
         summary = entity.summary.raw if entity.summary else None

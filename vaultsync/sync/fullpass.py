@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 
@@ -20,12 +20,12 @@ from vaultsync.secrets import scan_bytes
 from vaultsync.sync import snapshot
 from vaultsync.sync.apply import Applied, apply_plan
 from vaultsync.sync.base import BaseEntry, BaseStore
-from vaultsync.sync.changes import message, side_changes
+from vaultsync.sync.changes import keyed_changes, message
 from vaultsync.sync.decide import UNKNOWN, Outcome, decide
 from vaultsync.sync.engine import PassOptions
 from vaultsync.sync.merge import merge_entities, merge_records, merge_text
 from vaultsync.sync.moves import apply_moves, detect_moves, moved_walk
-from vaultsync.sync.plan import Action, make_plan, scope_of
+from vaultsync.sync.plan import Action, Plan, make_plan, scope_of
 from vaultsync.sync.scope import ITEMS, SCOPE_MAX, SUMMARY, Context, Names, Scope, crowded, narrow
 from vaultsync.sync.units import ENTITY, FACT, UnitState, World, gather, same
 from vaultsync.vault.layout import VaultLayout
@@ -50,40 +50,62 @@ def decide_all(world: World) -> None:
         state.decision = decide(state.base, state.memory, state.vault, same(state.kind), merger)
 
 
-def deletion_guard(world: World, cfg: Config, unread: int = 0) -> str:
-    """Why the pass must stop before writing anything, or "" when it may go on.
+@dataclass
+class Tally:
+    """What a pass would delete on each side, out of how many units it read there: counted batch by batch by a
+    full pass over a large memory, at once by any other."""
 
-    Trigger: a pass would delete more than the configured share and count of one side's units. Why: a
-    mis-mounted folder, a half-finished checkout or an agent bug looks exactly like "the person deleted
-    everything". Then: stop with exit 4, name what would go, and let the person confirm with --yes.
-    ``unread``: units a scoped pass did not read, there on both sides.
-    """
-    reasons = []
-    for side in ("memory", "vault"):
-        total = unread
-        doomed: list[str] = []
-        for key, state in world.units.items():
-            value = getattr(state, side)
-            if value is None or value is UNKNOWN or state.decision is None:
-                continue
-            total += 1
-            if _deleted(state):
-                doomed.append(key)
-        if len(doomed) > cfg.safety.max_delete_count and len(doomed) > cfg.safety.max_delete_share * total:
-            sample = ", ".join(sorted({scope_of(k) for k in doomed})[:5])
-            reasons.append(f"the pass would delete {len(doomed)} of {total} units on the {side} side ({sample} ...)")
-    return "; ".join(reasons)
+    total: dict[str, int] = field(default_factory=lambda: {"memory": 0, "vault": 0})
+    doomed: dict[str, list[str]] = field(default_factory=lambda: {"memory": [], "vault": []})
+
+    def add(self, world: World) -> list[str]:
+        """Count ``world``'s units; returns the keys it would delete, on either side."""
+        deleted = []
+        for side in ("memory", "vault"):
+            for key, state in world.units.items():
+                value = getattr(state, side)
+                if value is None or value is UNKNOWN or state.decision is None:
+                    continue
+                self.total[side] += 1
+                if _deleted(state):
+                    self.doomed[side].append(key)
+                    deleted.append(key)
+        return deleted
+
+    def guard(self, cfg: Config, unread: int = 0) -> str:
+        """Why the pass must stop before writing anything, or "" when it may go on.
+
+        Trigger: a pass would delete more than the configured share and count of one side's units. Why: a
+        mis-mounted folder, a half-finished checkout or an agent bug looks exactly like "the person deleted
+        everything". Then: stop with exit 4, name what would go, and let the person confirm with --yes.
+        ``unread``: units a scoped pass did not read, there on both sides.
+        """
+        reasons = []
+        for side, doomed in self.doomed.items():
+            total = self.total[side] + unread
+            if len(doomed) > cfg.safety.max_delete_count and len(doomed) > cfg.safety.max_delete_share * total:
+                sample = ", ".join(sorted({scope_of(k) for k in doomed})[:5])
+                what = f"{len(doomed)} of {total} units on the {side} side"
+                reasons.append(f"the pass would delete {what} ({sample} ...)")
+        return "; ".join(reasons)
+
+
+def deletion_guard(world: World, cfg: Config, unread: int = 0) -> str:
+    tally = Tally()
+    tally.add(world)
+    return tally.guard(cfg, unread)
 
 
 def _deleted(state: UnitState) -> bool:
     return state.decision is not None and state.decision.result is None
 
 
-def empty_side(mem: MemoryScan, vault: VaultScan, base: dict[str, BaseEntry]) -> str:
-    if not base:
+def empty_side(empty: dict[str, bool], synced: bool) -> str:
+    """Why a pass must stop when a side holds nothing (``empty``: per side) while the last sync had content."""
+    if not synced:
         return ""
-    for side, scan in (("memory", mem), ("vault", vault)):
-        if not scan.entities and not scan.files:
+    for side, nothing in empty.items():
+        if nothing:
             return f"the {side} side is empty while the last sync had content; is a folder unmounted?"
     return ""
 
@@ -217,7 +239,9 @@ def run_full(
                 scoped = Report(dry_run=report.dry_run, scoped=True)
                 if narrowed is not None and _run(setting, scoped, narrowed) is not None:
                     return scoped
-        result = _import(setting, report) or _run(setting, report, None)
+        from vaultsync.sync.batchpass import run_batched
+
+        result = _import(setting, report) or run_batched(setting, report) or _run(setting, report, None)
         assert result is not None
         return result
     finally:
@@ -314,6 +338,73 @@ def _import(setting: Setting, report: Report) -> Report | None:
     return run_import(setting, report, repo, listing)
 
 
+MOVES = "\uffff"  # sorts after every unit key
+
+
+def changed(
+    world: World,
+    layout: VaultLayout,
+    vault: VaultScan,
+    base: Mapping[str, object],
+    moves: list[tuple[str, str]],
+    renamed: dict[str, str],
+) -> tuple[list[tuple[str, Change]], set[str]]:
+    """The changes each side made since the base (with their units' keys, see ``keyed_changes``; a move comes
+    after every unit's change), and the vault paths that go in the person's commit: the notes they changed, the
+    old and new places of the folders they moved, and the note of an entity folder they deleted even when the
+    entity had no summary (no unit changed, so nothing else names the note)."""
+    changes, person_paths = keyed_changes(world, layout)
+    for old, new in moves:
+        changes.append((MOVES, Change("vault", scope_of(f"entity:{new}"), f"moved from {old}")))
+        moved = vault.entities[new]
+        person_paths |= {n.path for n in moved.facts.values()} | ({moved.note.path} if moved.note else set())
+        person_paths.add(layout.entity_note(old))
+        person_paths |= {
+            layout.fact_note(old, k.partition("#")[2]) for k in renamed.values() if k.startswith(f"fact:{old}#")
+        }
+    synced_entities = {k.partition(":")[2].partition("#")[0] for k in base if k.startswith(("entity:", "fact:"))}
+    person_paths |= {
+        layout.entity_note(rel) for rel in synced_entities if getattr(vault.entities.get(rel), "note", None) is None
+    }
+    return changes, person_paths
+
+
+def plan_moves(
+    plan: Plan, moves: list[tuple[str, str]], renamed: dict[str, str], base: dict[str, BaseEntry], life: Path
+) -> None:
+    """Carry the person's folder moves over to life/ first, and re-key their units in the base."""
+    for old, new in moves:
+        keys = tuple(k for k in renamed if k.startswith((f"fact:{new}#", f"entity:{new}")))
+        plan.actions.insert(
+            0, Action("memory", "move", life / old, f"life/{old} -> life/{new}", keys=keys, dest=life / new)
+        )
+    for new_key, old_key in renamed.items():
+        plan.deletes.append(old_key)
+        if new_key not in plan.upserts and new_key not in plan.deletes:
+            plan.upserts[new_key] = base[new_key]
+
+
+def settle_conflicts(
+    cfg: Config, layout: VaultLayout, known: dict[str, tuple[str, str]], moves: list[tuple[str, str]]
+) -> tuple[list[str], dict[str, tuple[str, str, str]], list[str]]:
+    """The conflict copies gone from where the store knows them, those of them carried along by a folder move
+    (new path -> key, detail, old path), and those the person resolved by deleting them.
+
+    A copy is resolved when the person deletes it; one that moved with its entity folder is open still.
+    """
+    gone = sorted(p for p in known if not (cfg.vault / p).exists())
+    carried: dict[str, tuple[str, str, str]] = {}
+    for old, new in moves:
+        old_dir, new_dir = layout.entity_dir(old), layout.entity_dir(new)
+        for path in gone:
+            moved_to = new_dir + path[len(old_dir) :]
+            if path.startswith(old_dir + "/") and (cfg.vault / moved_to).exists():
+                key, detail = known[path]
+                carried[moved_to] = (key.replace(old, new, 1), detail, path)
+    resolved = [p for p in gone if not any(p.startswith(layout.entity_dir(old) + "/") for old, _ in moves)]
+    return gone, carried, resolved
+
+
 def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report | None:
     """The pass; None when a scoped one finds, before writing anything, that it must run in full."""
     cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
@@ -350,7 +441,9 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
             missing = narrowed.base.missing_places(cfg, layout) if emptied else ""
             report.stopped = missing or deletion_guard(world, cfg, narrowed.unread)
     elif not options.confirm_deletes:
-        report.stopped = empty_side(mem, vault, base) or missing_places(cfg, layout, base) or deletion_guard(world, cfg)
+        empty = {"memory": not mem.entities and not mem.files, "vault": not vault.entities and not vault.files}
+        missing = empty_side(empty, bool(base)) or missing_places(cfg, layout, base)
+        report.stopped = missing or deletion_guard(world, cfg)
     if report.stopped:
         report.stopped += "; nothing was written (run again with --yes to confirm)"
         return report
@@ -359,23 +452,9 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
     plan = make_plan(cfg, layout, world, mem, vault, base, stamp, narrowed.context if narrowed else None)
     if plan.widen:
         return None
-    changes, person_paths = side_changes(world, layout)
-    for old, new in moves:
-        keys = tuple(k for k in renamed if k.startswith((f"fact:{new}#", f"entity:{new}")))
-        plan.actions.insert(
-            0, Action("memory", "move", cfg.life / old, f"life/{old} -> life/{new}", keys=keys, dest=cfg.life / new)
-        )
-        changes.append(Change("vault", scope_of(f"entity:{new}"), f"moved from {old}"))
-        moved = vault.entities[new]
-        person_paths |= {n.path for n in moved.facts.values()} | ({moved.note.path} if moved.note else set())
-        person_paths.add(layout.entity_note(old))
-        person_paths |= {
-            layout.fact_note(old, k.partition("#")[2]) for k in renamed.values() if k.startswith(f"fact:{old}#")
-        }
-    for new_key, old_key in renamed.items():
-        plan.deletes.append(old_key)
-        if new_key not in plan.upserts and new_key not in plan.deletes:
-            plan.upserts[new_key] = base[new_key]
+    keyed, person_paths = changed(world, layout, vault, base, moves, renamed)
+    changes = [change for _, change in keyed]
+    plan_moves(plan, moves, renamed, base, cfg.life)
     report.changes += changes
     report.problems += plan.problems
     report.conflicts = plan.conflicts
@@ -389,24 +468,8 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
     if narrowed is not None:  # the copies it did not read are as the last settled pass left them
         unread = [p for p in narrowed.seen.conflicts if (cfg.vault / p).exists()]
         report.open_conflicts = sorted(set(report.open_conflicts) | set(unread))
-    # A conflict copy is resolved when the person deletes it; one that moved with its entity folder is open still.
-    gone = sorted(p for p in store.conflicts() if not (cfg.vault / p).exists())
-    carried: dict[str, tuple[str, str]] = {}
-    for old, new in moves:
-        old_dir, new_dir = layout.entity_dir(old), layout.entity_dir(new)
-        for path in gone:
-            moved_to = new_dir + path[len(old_dir) :]
-            if path.startswith(old_dir + "/") and (cfg.vault / moved_to).exists():
-                key, detail = store.conflicts()[path]
-                carried[moved_to] = (key.replace(old, new, 1), detail)
-                person_paths |= {path, moved_to}
-    resolved = [p for p in gone if not any(p.startswith(layout.entity_dir(old) + "/") for old, _ in moves)]
-    # An entity folder the person deleted: its note goes in the person's commit even when the entity had no
-    # summary (no unit changed, so nothing else names the note).
-    synced_entities = {k.partition(":")[2].partition("#")[0] for k in base if k.startswith(("entity:", "fact:"))}
-    person_paths |= {
-        layout.entity_note(rel) for rel in synced_entities if getattr(vault.entities.get(rel), "note", None) is None
-    }
+    gone, carried, resolved = settle_conflicts(cfg, layout, store.conflicts(), moves)
+    person_paths |= {p for path in carried for p in (path, carried[path][2])}
     if options.dry_run:
         return report
 
@@ -451,7 +514,7 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
         {k: v for k, v in plan.upserts.items() if k not in failed},
         [k for k in plan.deletes if k not in failed],
         ids=world.ids(),
-        conflicts={c.copy_path: (c.key, c.detail) for c in plan.conflicts} | carried,
+        conflicts={c.copy_path: (c.key, c.detail) for c in plan.conflicts} | {p: c[:2] for p, c in carried.items()},
         resolved=gone,
         reported=fresh_notes,
     )

@@ -52,11 +52,26 @@ class VaultScan:
     leftovers: list[Path] = field(default_factory=list)  # temp files of a killed pass
 
 
+@dataclass
+class VaultListing:
+    """The entities and notes a scan would read, found the same way (``list_vault``), for reading them a batch
+    at a time; with what the walk itself finds: copies, notes that are not vaultsync's, folder problems."""
+
+    rels: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)  # memory paths of the notes that may mirror a memory file
+    conflict_copies: list[str] = field(default_factory=list)
+    foreign: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    leftovers: list[Path] = field(default_factory=list)
+
+
 class _Scanner:
-    def __init__(self, root: Path, layout: VaultLayout) -> None:
+    def __init__(self, root: Path, layout: VaultLayout, listing: bool = False) -> None:
         self.root = root
         self.layout = layout
+        self.listing = listing  # find entities and notes with the same checks, but read none of them
         self.scan = VaultScan()
+        self.found: list[str] = []  # listing: entity rels
 
     def entries(self, rel_dir: str) -> list[os.DirEntry[str]]:
         try:
@@ -136,7 +151,9 @@ class _Scanner:
         if problem:
             self.scan.problems.append(Problem(rel_dir, f"entity folder skipped: {problem}"))
             return
-        note = self.read(f"{rel_dir}/{name}.md", "entity") if has_note else None
+        if self.listing:
+            self.found.append(rel)
+        note = self.read(f"{rel_dir}/{name}.md", "entity") if has_note and not self.listing else None
         entity = VaultEntity(rel, note)
         if has_facts:
             facts_dir = f"{rel_dir}/{FACTS_DIR}"
@@ -146,11 +163,11 @@ class _Scanner:
                     continue
                 if self.skip_copy(path):
                     continue
-                stem = entry.name[:-3]
-                fact_note = self.read(path, "fact")
+                fact_note = None if self.listing else self.read(path, "fact")
                 if fact_note:
-                    entity.facts[stem] = fact_note
-        self.scan.entities[rel] = entity
+                    entity.facts[entry.name[:-3]] = fact_note
+        if not self.listing:
+            self.scan.entities[rel] = entity
 
     def candidate(self, rel_path: str) -> None:
         if self.skip_copy(rel_path):
@@ -158,6 +175,9 @@ class _Scanner:
         mem_path = self.layout.file_for_note(rel_path)
         if mem_path is None:
             self.scan.foreign.append(rel_path)
+            return
+        if self.listing:
+            self.scan.files[mem_path] = Note(rel_path, b"")
             return
         note = self.read(rel_path, "file")
         if note:
@@ -183,12 +203,24 @@ class _Scanner:
 
 
 def scan_vault(root: Path, layout: VaultLayout) -> VaultScan:
-    scanner = _Scanner(root, layout)
-    for folder in layout.layout.para_folders().values():
-        if (root / folder).is_dir():
+    return _walk(_Scanner(root, layout)).scan
+
+
+def list_vault(root: Path, layout: VaultLayout) -> VaultListing:
+    """What ``scan_vault`` would read, found the same way but not read."""
+    scanner = _walk(_Scanner(root, layout, listing=True))
+    found = scanner.scan
+    return VaultListing(
+        scanner.found, list(found.files), found.conflict_copies, found.foreign, found.problems, found.leftovers
+    )
+
+
+def _walk(scanner: _Scanner) -> _Scanner:
+    for folder in scanner.layout.layout.para_folders().values():
+        if (scanner.root / folder).is_dir():
             scanner.walk_para(folder)
     scanner.walk_daily()
-    return scanner.scan
+    return scanner
 
 
 def scan_vault_scope(root: Path, layout: VaultLayout, rels: Iterable[str], files: Iterable[str]) -> VaultScan:

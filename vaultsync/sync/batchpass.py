@@ -1,0 +1,327 @@
+"""The full pass over a large memory, a batch of entities at a time, so that memory use follows the batch and
+not the size of the memory (holding every unit at once took 2.1 GB at 200k facts).
+
+A full pass runs when no settled pass left a snapshot to start from (after an upgrade, a config change, a
+stopped pass) or when too much changed for a scoped one. Each entity's units are decided from its own base,
+memory and vault; what rendering it needs of the others is their names and aliases (for mentions) and how many
+notes share each name (for short links), as in a first import (``firstimport.py``).
+
+Both trees are listed first, without being read. The first walk reads, lines up and decides each batch, and
+keeps only what the pass must know before it writes anything: every entity's names, every note's name, what
+each side would delete (for the safety checks) and what the person changed (committed first, as by any pass),
+with a fingerprint of each batch. The second walk reads each batch again, plans, writes and saves it. A batch
+that reads differently the second time (a file changed meanwhile) ends the pass there: what was written is
+committed, no snapshot is recorded, and the next pass, a full one, goes on from there.
+
+A folder the person moved in the vault shows as an entity gone from its old place and a new one at the new
+place: every entity that is one or the other is read in the first batch, where the two are paired.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from vaultsync.fs import atomic_write, set_aside
+from vaultsync.gitrepo import Author
+from vaultsync.memory.tree import MemoryListing, MemoryScan, list_memory, scan_memory_scope
+from vaultsync.model import Change, Problem, Report, Severity
+from vaultsync.sync import snapshot
+from vaultsync.sync.apply import apply_plan
+from vaultsync.sync.base import BaseEntry
+from vaultsync.sync.changes import message
+from vaultsync.sync.decide import Outcome
+from vaultsync.sync.firstimport import FILES_PER_ENTITY, racy_reads
+from vaultsync.sync.fullpass import (
+    UNCOMMITTED,
+    Setting,
+    Tally,
+    _commit,
+    _repo,
+    _settled,
+    _uncommitted,
+    changed,
+    decide_all,
+    empty_side,
+    missing_places,
+    plan_moves,
+    settle_conflicts,
+)
+from vaultsync.sync.moves import apply_moves, detect_moves, moved_walk
+from vaultsync.sync.plan import Planner, make_plan, scope_of
+from vaultsync.sync.scope import Names, Planned
+from vaultsync.sync.units import World, gather
+from vaultsync.vault.links import note_stem
+from vaultsync.vault.scan import VaultListing, VaultScan, list_vault, scan_vault_scope
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Entities and files to read together: on each side, those that side lists; in the base, their units."""
+
+    rels: list[str]
+    files: list[str]  # memory paths
+    keys: list[str]
+    memory: tuple[list[str], list[str]]  # (entities, files) the memory lists
+    vault: tuple[list[str], list[str]]  # those the vault lists
+
+    @property
+    def size(self) -> int:
+        return len(self.rels) + len(self.files)
+
+
+@dataclass
+class Read:
+    """A batch as read and decided."""
+
+    base: dict[str, BaseEntry]
+    mem: MemoryScan
+    vault: VaultScan
+    world: World
+    moves: list[tuple[str, str]]
+    renamed: dict[str, str]
+
+    def mark(self, own: dict[str, Names], notes: list[str], deleted: list[str], paths: set[str]) -> int:
+        """What of this batch the rest of the pass depends on, in one number, to tell whether it read the same
+        the second time: its entities' names, its notes, its deletions and the person's changes."""
+        return hash((tuple(sorted(own.items())), tuple(notes), tuple(deleted), tuple(sorted(paths))))
+
+
+@dataclass
+class Known:
+    """What the first walk keeps for the rest of the pass."""
+
+    names: dict[str, Names] = field(default_factory=dict)
+    counts: Counter[str] = field(default_factory=Counter)
+    tally: Tally = field(default_factory=Tally)
+    person_changes: list[tuple[str, Change]] = field(default_factory=list)  # with their keys (``keyed_changes``)
+    person_paths: set[str] = field(default_factory=set)
+    moves: list[tuple[str, str]] = field(default_factory=list)
+    marks: list[int] = field(default_factory=list)
+
+
+def run_batched(setting: Setting, report: Report) -> Report | None:
+    """The full pass, batch by batch; None when the memory fits in one batch (the pass then reads it whole)."""
+    cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
+    size = options.full_batch
+    if size <= 0:
+        return None
+    listing = list_memory(cfg.workspace, cfg.life, layout.reserved_life_dirs())
+    listed = list_vault(cfg.vault, layout)
+    keys = store.keys()
+    batches = list(_batches(listing, listed, keys, size))
+    if sum(len(b.rels) for b in batches) <= size:  # one batch: the pass reads it whole
+        return None
+    earlier = _uncommitted(cfg)
+    report.problems += sorted(listing.problems + listed.problems, key=lambda p: p.path)
+
+    def read(batch: Batch) -> Read:
+        mem = scan_memory_scope(cfg.workspace, cfg.life, *batch.memory)
+        vault = scan_vault_scope(cfg.vault, layout, *batch.vault)
+        base = store.load(batch.keys)
+        moves = detect_moves(mem, vault, base)
+        renamed = apply_moves(moves, mem, base, cfg.life)
+        world = gather(mem, vault, base, layout, store.ids(batch.rels), setting.today, earlier)
+        decide_all(world)
+        return Read(base, mem, vault, world, moves, renamed)
+
+    known = Known()
+    for batch in batches:
+        got = read(batch)
+        report.problems += sorted(got.mem.problems + got.vault.problems, key=lambda p: p.path) + got.world.problems
+        planner = Planner(cfg, layout, got.world, got.mem, got.vault, got.base)
+        planner.target()
+        _, own, notes = planner.names_and_notes()
+        known.names |= own
+        known.counts.update(map(note_stem, notes))
+        changes, paths = changed(got.world, layout, got.vault, got.base, got.moves, got.renamed)
+        known.person_changes += [(k, c) for k, c in changes if c.side == "vault"]
+        known.person_paths |= paths
+        known.moves += got.moves
+        known.marks.append(got.mark(own, notes, known.tally.add(got.world), paths))
+
+    if not options.confirm_deletes:
+        empty = {"memory": not listing.rels and not listing.files, "vault": not listed.rels and not listed.files}
+        missing = empty_side(empty, bool(keys)) or missing_places(cfg, layout, keys)
+        report.stopped = missing or known.tally.guard(cfg)
+    if report.stopped:
+        report.stopped += "; nothing was written (run again with --yes to confirm)"
+        return report
+    del keys
+    return _write(setting, report, batches, known, listing, listed, read)
+
+
+def _batches(listing: MemoryListing, listed: VaultListing, keys: list[str], size: int) -> Iterator[Batch]:
+    """The entities a full scan would read, ``size`` at a time, then the files, ten times as many at a time.
+
+    Only what a side lists is read on that side, so a batch reads what a full scan would. Entities a move may
+    join (gone from the vault but in memory and the base; new in the vault only) come first, all together.
+    """
+    by_rel: dict[str, list[str]] = {}
+    by_file: dict[str, str] = {}
+    for key in keys:
+        if key.startswith("file:"):
+            by_file[key[len("file:") :]] = key
+        else:
+            by_rel.setdefault(key.partition(":")[2].partition("#")[0], []).append(key)
+    in_mem, in_vault, in_files, in_notes = set(listing.rels), set(listed.rels), set(listing.files), set(listed.files)
+    rels = sorted(in_mem | in_vault | set(by_rel), key=lambda rel: rel.split("/"))
+    gone = [r for r in rels if r in by_rel and r in in_mem and r not in in_vault]
+    fresh = [r for r in rels if r in in_vault and r not in by_rel and r not in in_mem]
+    movers = set(gone + fresh) if gone and fresh else set()
+
+    def batch(chosen: list[str], files: list[str]) -> Batch:
+        keys = [k for r in chosen for k in by_rel.get(r, [])] + [by_file[f] for f in files if f in by_file]
+        memory = [r for r in chosen if r in in_mem], [f for f in files if f in in_files]
+        vault = [r for r in chosen if r in in_vault], [f for f in files if f in in_notes]
+        return Batch(chosen, files, keys, memory, vault)
+
+    if movers:
+        yield batch(sorted(movers, key=lambda rel: rel.split("/")), [])
+    rest = [r for r in rels if r not in movers]
+    for i in range(0, len(rest), size):
+        yield batch(rest[i : i + size], [])
+    files = sorted(in_files | in_notes | set(by_file))
+    step = size * FILES_PER_ENTITY
+    for i in range(0, len(files), step):
+        yield batch([], files[i : i + step])
+
+
+def _write(
+    setting: Setting,
+    report: Report,
+    batches: list[Batch],
+    known: Known,
+    listing: MemoryListing,
+    listed: VaultListing,
+    read: Callable[[Batch], Read],
+) -> Report:
+    cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
+    gone, carried, resolved = settle_conflicts(cfg, layout, store.conflicts(), known.moves)
+    person_paths = known.person_paths | set(resolved) | {p for new in carried for p in (new, carried[new][2])}
+    conflicts = store.conflicts()
+    person_changes = [c for _, c in sorted(known.person_changes, key=lambda kc: kc[0])]
+    person_changes += [Change("vault", scope_of(conflicts[p][0]), "conflict resolved") for p in resolved]
+    repo = None
+    if not options.dry_run:
+        repo = _repo(cfg, report)
+        if repo is None:
+            return report
+        person = repo.person(cfg.git.person_name, cfg.git.person_email)
+        if not _commit(repo, cfg.vault, person_paths, message("vault -> memory", person_changes), person, report):
+            report.stopped = "could not commit the person's edits; nothing was written"
+            return report
+        snapshot.forget(cfg)  # from here on files change; only a settled pass records a new one
+    stamp = options.now().strftime("%Y%m%d-%H%M%S")
+    trash = cfg.state_dir / "trash" / stamp
+    if not options.dry_run:
+        set_aside(listing.leftovers + listed.leftovers, (cfg.vault, cfg.workspace, cfg.life), trash)
+    context = Planned(known.names, known.counts)
+    earlier = _uncommitted(cfg)
+    uncommitted = set(earlier)  # as listed on disk
+    vault_paths = set(earlier)
+    racy = {key for key, entry in setting.walk.entries.items() if entry is None}
+    written: dict[str, bytes | None] = {}
+    reads: dict[str, bytes] = {}
+    blobs: dict[str, str] = {}
+    touched: set[str] = set()
+    changed_by: list[tuple[str, Change]] = []
+    new_conflicts: dict[str, tuple[str, str]] = {}
+    foreign: list[str] = list(listed.foreign)
+    failed = False
+    complete = True
+    total = sum(b.size for b in batches)
+    done = 0
+    for number, batch in enumerate(batches):
+        got = read(batch)
+        planner = Planner(cfg, layout, got.world, got.mem, got.vault, got.base)
+        planner.target()
+        _, own, notes = planner.names_and_notes()
+        changes, paths = changed(got.world, layout, got.vault, got.base, got.moves, got.renamed)
+        if got.mark(own, notes, Tally().add(got.world), paths) != known.marks[number]:
+            left = total - done
+            report.problems.append(
+                Problem(
+                    str(cfg.vault),
+                    f"files changed while this pass ran; {left} entities and files are left for the next pass",
+                    Severity.WARNING,
+                )
+            )
+            complete = False
+            break
+        plan = make_plan(cfg, layout, got.world, got.mem, got.vault, got.base, stamp, context)
+        plan_moves(plan, got.moves, got.renamed, got.base, cfg.life)
+        changed_by += changes
+        report.problems += plan.problems
+        report.conflicts += plan.conflicts
+        report.actions += [a.describe() for a in plan.actions]
+        foreign += got.world.foreign
+        done += batch.size
+        if options.dry_run:
+            continue
+        planned = {a.shown for a in plan.actions if a.side == "vault"}
+        if planned - uncommitted:
+            uncommitted |= planned
+            atomic_write(cfg.state_dir / UNCOMMITTED, json.dumps(sorted(uncommitted)).encode())
+        applied = apply_plan(plan, trash)
+        if options.progress:
+            options.progress(done, total)
+        report.problems += applied.problems
+        report.files_written += sum(1 for a in applied.done if a.op == "write")
+        failed = failed or bool(applied.failed_keys)
+        notes_now = {n.path: n.raw for n in got.vault.files.values()}
+        for entity in got.vault.entities.values():
+            notes_now |= {n.path: n.raw for n in entity.facts.values()}
+            if entity.note:
+                notes_now[entity.note.path] = entity.note.raw
+        for action in applied.done:
+            data = action.data if action.op == "write" else None
+            if action.side == "memory":
+                written[action.shown] = data
+                continue
+            vault_paths.add(action.shown)
+            touched.update(scope_of(k) for k in action.keys)
+            if data is None:
+                notes_now.pop(action.shown, None)
+            else:
+                notes_now[action.shown] = data
+        blobs |= {path: snapshot.blob_id(data) for path, data in notes_now.items()}
+        reads |= racy_reads(got.mem, racy)
+        vault_paths |= {
+            layout.note_for_key(k)
+            for k, u in got.world.units.items()
+            if u.decision and u.decision.outcome is Outcome.CONVERGED
+        }
+        new_conflicts |= {c.copy_path: (c.key, c.detail) for c in plan.conflicts}
+        failures = applied.failed_keys | {old for new, old in got.renamed.items() if new in applied.failed_keys}
+        upserts = {k: v for k, v in plan.upserts.items() if k not in failures}
+        store.save(upserts, [k for k in plan.deletes if k not in failures], ids=got.world.ids(), commit=False)
+        known.names |= plan.own
+
+    report.changes += [c for _, c in sorted(changed_by, key=lambda kc: kc[0])]
+    # Notes (a file vaultsync leaves alone, a folder it does not follow) are said once, not every hour.
+    report.problems += [Problem(p, "not a vaultsync note; left alone", Severity.NOTE) for p in sorted(foreign)]
+    reported = store.reported()
+    fresh_notes = sorted({p.path for p in report.problems if p.severity is Severity.NOTE} - reported)
+    report.problems = [p for p in report.problems if p.severity is not Severity.NOTE or p.path in fresh_notes]
+    report.open_conflicts = sorted(set(listed.conflict_copies) | set(new_conflicts))
+    if repo is None:
+        return report
+    agent = Author(cfg.git.agent_name, cfg.git.agent_email)
+    text = message("memory -> vault", [c for c in report.changes if c.side == "memory"], sorted(touched))
+    if not _commit(repo, cfg.vault, vault_paths, text, agent, report):
+        return report  # the base is not saved: the notes listed as uncommitted wait for the next pass
+    (cfg.state_dir / UNCOMMITTED).unlink(missing_ok=True)
+    kept = new_conflicts | {new: (key, detail) for new, (key, detail, _) in carried.items()}
+    store.save({}, [], conflicts=kept, resolved=gone, reported=fresh_notes, commit=False)
+    store.commit()
+    report.open_conflicts = sorted(set(report.open_conflicts) | set(carried))
+    if complete and not failed and _settled(report):
+        entities = {rel: [name, list(aliases)] for rel, (name, aliases) in sorted(known.names.items())}
+        standing = [p for p in report.problems if p.standing]
+        left_alone = [*listed.conflict_copies, *foreign]
+        walk = moved_walk(setting.walk, known.moves)
+        snapshot.record(cfg, walk, written, reads, blobs, left_alone, report.open_conflicts, entities, standing)
+    return report
