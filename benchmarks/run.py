@@ -350,6 +350,22 @@ def passes(bench: Bench, res: ScaleResult, case: Case, repeats: Repeats) -> None
         new_entities(bench, res, case, bare[0].parent.parent, repeats.small_change)
         archived(bench, res, case, repeats.small_change)
         standing(bench, res, case, bare[0], repeats.no_change)
+    full_passes(bench, res, case, repeats.first_import)
+
+
+def full_passes(bench: Bench, res: ScaleResult, case: Case, repeats: int) -> None:
+    """Passes with no snapshot to start from, as the first after an upgrade or a config change: every note and
+    memory file is read, nothing is written. Timed against the floor (writing every note and committing), for
+    information; its peak memory counts toward the 200k target like any pass's."""
+    for r in range(repeats):
+        (case.vault / ".vaultsync" / "snapshot.json").unlink(missing_ok=True)
+        head = bench.git(case.vault, "rev-parse", "HEAD")
+        run = res.add("vaultsync full", bench.child("full pass", _sync(bench, case)))
+        _progress(res, "full pass", r, run)
+        if not run.ok:
+            res.failures.append(f"full pass exited {run.rc}: {_why(run)}")
+        if bench.git(case.vault, "rev-parse", "HEAD") != head:
+            res.failures.append("a full pass over an unchanged vault made a commit")
 
 
 def new_entities(bench: Bench, res: ScaleResult, case: Case, people: Path, repeats: int) -> None:
@@ -552,10 +568,15 @@ def rows_for(results: list[ScaleResult]) -> list[Row]:
                     _verdict(ratio, TARGETS[target_key], failed and m is None),
                 )
             )
-        for title, mine in (("new-entity pass", "vaultsync new entity"), ("archive pass", "vaultsync archive")):
-            m, f = res.median(mine), res.median("vaultsync no-change")
+        informative = (
+            ("new-entity pass", "vaultsync new entity", "vaultsync no-change", "no-change pass"),
+            ("archive pass", "vaultsync archive", "vaultsync no-change", "no-change pass"),
+            ("full pass, no snapshot", "vaultsync full", "floor first import", "floor"),
+        )
+        for title, mine, ref, ref_name in informative:
+            m, f = res.median(mine), res.median(ref)
             if m is not None:
-                shown = f"no-change pass {_fmt(f)}"
+                shown = f"{ref_name} {_fmt(f)}"
                 ratio = m / f if f else None
                 n = len(res.runs[mine])
                 rows.append(Row(scale, f"{title} (median of {n})", _fmt(m), shown, ratio, "(no target)", "info"))

@@ -461,11 +461,12 @@ class Outcome:
         return json.loads(self.stdout)
 
 
-def sync_argv(config: Path) -> list[str]:
-    return ["sync", "--json", "--config", str(config)]
+def sync_argv(config: Path, batch: int | None = None) -> list[str]:
+    """``batch``: entities a full pass reads at a time, when not the default."""
+    return ["sync", "--json", "--config", str(config), *([] if batch is None else ["--batch", str(batch)])]
 
 
-def run_sync(config: Path, env: dict[str, str], kill_after: float | None = None) -> Outcome:
+def run_sync(config: Path, env: dict[str, str], kill_after: float | None = None, batch: int | None = None) -> Outcome:
     """One ``vaultsync sync`` in its own session; with ``kill_after``, SIGKILL its process group after that long.
 
     The kill goes to the group, not only the pid, so a ``git commit`` the pass started dies with it, as when
@@ -473,7 +474,7 @@ def run_sync(config: Path, env: dict[str, str], kill_after: float | None = None)
     """
     start = time.monotonic()
     child = subprocess.Popen(
-        [sys.executable, "-m", "vaultsync.cli", *sync_argv(config)],
+        [sys.executable, "-m", "vaultsync.cli", *sync_argv(config, batch)],
         env=env,
         cwd=config.parent,
         stdout=subprocess.PIPE,
@@ -493,7 +494,13 @@ def run_sync(config: Path, env: dict[str, str], kill_after: float | None = None)
 
 
 def run_sync_crashing_at(
-    config: Path, env: dict[str, str], events: tuple[str, ...], at: int, needle: str = "", log: Path | None = None
+    config: Path,
+    env: dict[str, str],
+    events: tuple[str, ...],
+    at: int,
+    needle: str = "",
+    log: Path | None = None,
+    batch: int | None = None,
 ) -> Outcome:
     """A pass that kills itself (and its git children) with SIGKILL right before the ``at``-th matching event."""
     env = {
@@ -506,7 +513,7 @@ def run_sync_crashing_at(
         env["VAULTSYNC_CRASH_LOG"] = str(log)
     start = time.monotonic()
     child = subprocess.Popen(
-        [sys.executable, "-c", CRASH_BOOT, *sync_argv(config)],
+        [sys.executable, "-c", CRASH_BOOT, *sync_argv(config, batch)],
         env=env,
         cwd=config.parent,
         stdout=subprocess.PIPE,
@@ -725,17 +732,18 @@ def build_oracle(root: Path, setenv: Callable[[str, str], Any]) -> Oracle:
     )
 
 
-def kill_run(oracle: Oracle, root: Path, fraction: float, label: str) -> RunResult:
-    """A pass on a fresh copy, SIGKILLed ``fraction`` of an unkilled pass's duration after it started."""
+def kill_run(oracle: Oracle, root: Path, fraction: float, label: str, batch: int | None = None) -> RunResult:
+    """A pass on a fresh copy, SIGKILLed ``fraction`` of an unkilled pass's duration after it started; with
+    ``batch``, a full pass in batches of that many entities (the recovery pass reads everything at once)."""
     env = clone(oracle.pending, root)
-    outcome = run_sync(env.config_path, oracle.git_env, kill_after=fraction * oracle.duration)
+    outcome = run_sync(env.config_path, oracle.git_env, kill_after=fraction * oracle.duration, batch=batch)
     return check_killed_run(oracle, env, RunResult(label, outcome))
 
 
-def step_run(oracle: Oracle, root: Path, step: int, label: str) -> RunResult:
+def step_run(oracle: Oracle, root: Path, step: int, label: str, batch: int | None = None) -> RunResult:
     """A pass on a fresh copy that kills itself right before its ``step``-th file or git operation."""
     env = clone(oracle.pending, root)
-    outcome = run_sync_crashing_at(env.config_path, oracle.git_env, MUTATIONS, step)
+    outcome = run_sync_crashing_at(env.config_path, oracle.git_env, MUTATIONS, step, batch=batch)
     return check_killed_run(oracle, env, RunResult(label, outcome))
 
 
@@ -756,14 +764,14 @@ class Step:
         )
 
 
-def trace_pass(template: Path, root: Path, genv: dict[str, str]) -> list[Step]:
+def trace_pass(template: Path, root: Path, genv: dict[str, str], batch: int | None = None) -> list[Step]:
     """The file and git operations of an unkilled pass over a copy of ``template``: the points a kill can hit.
 
     The same setup makes the same operations in the same order, so a step number found here replays exactly.
     """
     env = clone(template, root)
     log = root.parent / f"{root.name}-steps.log"
-    outcome = run_sync_crashing_at(env.config_path, genv, MUTATIONS, 0, log=log)
+    outcome = run_sync_crashing_at(env.config_path, genv, MUTATIONS, 0, log=log, batch=batch)
     assert not outcome.killed and outcome.returncode in (0, 1), outcome.stdout + outcome.stderr
     steps = []
     for line in log.read_text(encoding="utf-8").splitlines():

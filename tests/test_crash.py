@@ -64,6 +64,8 @@ from helpers_twoway import (
 
 SEED = int(os.environ.get("VAULTSYNC_FAULT_SEED", "20261201"))
 CI_RUNS = 6
+CI_BATCHED_RUNS = 2
+BATCH = 4  # entities a batched pass reads at a time: the crash setup's 49 make 13 batches
 # Bug hunts (a shared 2-CPU machine, an unkilled pass 0.6-1.4 s; vaultsync changed while they ran):
 # - vaultsync 2c77528: 150 random runs (default seed): 115 killed mid-pass, 35 failed: 33 left vault changes out of
 #   git for good, 6 lost the person's side of a conflict, 1 duplicated a minted fact; every-step sweep: 115 of 135
@@ -129,6 +131,17 @@ def test_killed_pass_recovers(oracle: Oracle, tally: Tally, tmp_path: Path, run:
     verdict([result] if result.failures else [], label)
 
 
+@pytest.mark.parametrize("run", range(CI_BATCHED_RUNS))
+def test_killed_batched_pass_recovers(oracle: Oracle, tally: Tally, tmp_path: Path, run: int) -> None:
+    """The same, for a full pass run in batches of a few entities (a large memory's): killed between two
+    batches' writes, the recovery must end where an unkilled pass does."""
+    fraction = random.Random(f"{SEED}:batched:{run}").random()
+    label = f"seed {SEED} batched run {run}: kill at {fraction:.3f} x {oracle.duration:.3f} s, batches of {BATCH}"
+    result = kill_run(oracle, tmp_path / "run", fraction, label, batch=BATCH)
+    record(tally, result)
+    verdict([result] if result.failures else [], label)
+
+
 def test_kill_halfway_through_the_renames(oracle: Oracle, tmp_path: Path) -> None:
     """A kill in the middle of putting staged writes in place: half the files new, half old, the rest of the
     staged temp files left behind. Random delays hit this window only now and then, so CI always kills here once.
@@ -158,8 +171,9 @@ def test_killed_pass_recovers_many(oracle: Oracle, tmp_path: Path, request: pyte
     failed = []
     for run in range(runs):
         fraction = random.Random(f"{SEED}:many:{run}").random()
-        label = f"seed {SEED} many-run {run}: kill at {fraction:.3f} x {oracle.duration:.3f} s"
-        result = kill_run(oracle, tmp_path / f"run-{run}", fraction, label)
+        batch = BATCH if run % 2 else None  # every other run, a full pass in batches
+        label = f"seed {SEED} many-run {run}: kill at {fraction:.3f} x {oracle.duration:.3f} s, batch {batch}"
+        result = kill_run(oracle, tmp_path / f"run-{run}", fraction, label, batch)
         record(counts, result)
         if result.failures:
             failed.append(result)
@@ -169,25 +183,29 @@ def test_killed_pass_recovers_many(oracle: Oracle, tmp_path: Path, request: pyte
 
 
 @pytest.mark.slow
-def test_kill_before_every_step(oracle: Oracle, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+@pytest.mark.parametrize("batch", [None, BATCH], ids=["whole", "batched"])
+def test_kill_before_every_step(
+    oracle: Oracle, tmp_path: Path, request: pytest.FixtureRequest, batch: int | None
+) -> None:
     """Exhaustive over the pass's steps: a kill right before each file write, delete, rename and git call.
 
-    Random delays mostly land in start-up and scanning; this walks every boundary between two writes once.
+    Random delays mostly land in start-up and scanning; this walks every boundary between two writes once, for a
+    pass holding everything and for one in batches (whose writes come batch by batch, after the person's commit).
     """
     if not _selected(request):
         pytest.skip("slow: run with -m slow or VAULTSYNC_FAULT_RUNS=N")
-    steps = trace_pass(oracle.pending, tmp_path / "trace", oracle.git_env)
+    steps = trace_pass(oracle.pending, tmp_path / "trace", oracle.git_env, batch)
     counts = Tally()
     failed = []
     for step in steps:
-        label = f"step {step.number}/{len(steps)} ({step.event} {step.text[:160]})"
-        result = step_run(oracle, tmp_path / f"step-{step.number}", step.number, label)
+        label = f"step {step.number}/{len(steps)} ({step.event} {step.text[:160]}), batch {batch}"
+        result = step_run(oracle, tmp_path / f"step-{step.number}", step.number, label, batch)
         if not result.outcome.killed:
             result.failures.append("the pass was not killed at this step: the step list is not reproducible")
         record(counts, result)
         if result.failures:
             failed.append(result)
-    summary = counts.line("every step", SEED)
+    summary = counts.line(f"every step, batch {batch}", SEED)
     print("\n" + summary)
     verdict(failed, summary)
 

@@ -87,6 +87,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
 
 from vaultsync.model import Report, Severity
+from vaultsync.sync.snapshot import SNAPSHOT
 
 PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink, Phase.explain)
 CI_EXAMPLES = 20
@@ -299,6 +300,7 @@ class SyncMachine(RuleBasedStateMachine):
         self.counter = 0
         self.clock = 0
         self.stamp = ""
+        self.batch = 0  # entities a full pass reads at a time; 0: the default
         self.round = Round()
         self.failed = False  # a check failed: teardown must not run another pass and report a second failure
         self.catalog: dict[str, VaultEntity] = {}
@@ -960,11 +962,23 @@ class SyncMachine(RuleBasedStateMachine):
     def sync_once_more(self) -> None:
         self._sync_and_check()
 
+    @rule()
+    def sync_in_batches(self) -> None:
+        """A full pass in batches of two entities, as over a large memory after an upgrade (no snapshot)."""
+        (self.env.cfg.state_dir / SNAPSHOT).unlink(missing_ok=True)
+        self.batch = 2
+        try:
+            self._sync_and_check()
+        finally:
+            self.batch = 0
+
     def _pass(self, confirm: bool) -> Report:
         """A pass a minute after the previous one, so that every pass has its own conflict and trash stamp."""
         self.clock += 1
         moment = NOW + timedelta(minutes=self.clock)
         self.stamp = moment.strftime("%Y%m%d-%H%M%S")
+        if self.batch:
+            return self.env.sync(confirm_deletes=confirm, now=lambda: moment, full_batch=self.batch)
         return self.env.sync(confirm_deletes=confirm, now=lambda: moment)
 
     def _sync_and_check(self) -> None:

@@ -36,6 +36,12 @@ def _parser() -> argparse.ArgumentParser:
     sync.add_argument("--dry-run", action="store_true", help="print the plan and write nothing")
     sync.add_argument("--json", action="store_true", help="print a machine-readable report")
     sync.add_argument("--yes", action="store_true", help="confirm a pass the mass-delete guard stopped")
+    sync.add_argument(
+        "--batch",
+        type=int,
+        metavar="N",
+        help="entities a full pass over a large memory reads and writes at a time (0: all at once)",
+    )
 
     status = sub.add_parser("status", parents=[common], help="show open conflicts and what a pass would do")
     status.add_argument("--json", action="store_true", help="print a machine-readable report")
@@ -180,7 +186,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     dry = args.command == "status" or args.dry_run
     try:
         progress = _ProgressBar() if sys.stderr.isatty() and not args.json else None
-        report = run_pass(cfg, PassOptions(dry_run=dry, confirm_deletes=getattr(args, "yes", False), progress=progress))
+        options = PassOptions(
+            dry_run=dry,
+            confirm_deletes=getattr(args, "yes", False),
+            progress=progress,
+            full_batch=PassOptions.full_batch if getattr(args, "batch", None) is None else max(0, args.batch),
+        )
+        report = run_pass(cfg, options)
     except LockHeld:
         print("vaultsync: another pass is running (lock held); try again when it ends", file=sys.stderr)
         return ExitCode.LOCKED
