@@ -322,13 +322,7 @@ def passes(bench: Bench, res: ScaleResult, case: Case, repeats: Repeats) -> None
     bare = _bare_array_entities(case.life / "areas" / "people")
     for r in range(max(repeats.no_change, repeats.small_change)):
         if r < repeats.no_change:
-            head = bench.git(case.vault, "rev-parse", "HEAD")
-            run = res.add("vaultsync no-change", bench.child("no-change pass", _sync(bench, case)))
-            _progress(res, "no-change", r, run)
-            if not run.ok:
-                res.failures.append(f"no-change pass exited {run.rc}: {_why(run)}")
-            if bench.git(case.vault, "rev-parse", "HEAD") != head:
-                res.failures.append("a no-change pass made a commit (invariant 1: no edits -> no commit)")
+            _uncommitting(bench, res, case, "vaultsync no-change", "no-change pass", r)
             status = bench.child("git status", ["git", "-C", str(case.vault), "status", "--porcelain"])
             _progress(res, "git status", r, res.add("git status", status))
         if r < repeats.small_change:
@@ -359,13 +353,18 @@ def full_passes(bench: Bench, res: ScaleResult, case: Case, repeats: int) -> Non
     information; its peak memory counts toward the 200k target like any pass's."""
     for r in range(repeats):
         (case.vault / ".vaultsync" / "snapshot.json").unlink(missing_ok=True)
-        head = bench.git(case.vault, "rev-parse", "HEAD")
-        run = res.add("vaultsync full", bench.child("full pass", _sync(bench, case)))
-        _progress(res, "full pass", r, run)
-        if not run.ok:
-            res.failures.append(f"full pass exited {run.rc}: {_why(run)}")
-        if bench.git(case.vault, "rev-parse", "HEAD") != head:
-            res.failures.append("a full pass over an unchanged vault made a commit")
+        _uncommitting(bench, res, case, "vaultsync full", "full pass", r)
+
+
+def _uncommitting(bench: Bench, res: ScaleResult, case: Case, key: str, label: str, r: int) -> None:
+    """A timed pass over a vault with nothing to sync: it must succeed and commit nothing (no edits, no commit)."""
+    head = bench.git(case.vault, "rev-parse", "HEAD")
+    run = res.add(key, bench.child(label, _sync(bench, case)))
+    _progress(res, label.removesuffix(" pass"), r, run)
+    if not run.ok:
+        res.failures.append(f"{label} exited {run.rc}: {_why(run)}")
+    if bench.git(case.vault, "rev-parse", "HEAD") != head:
+        res.failures.append(f"a {label} over an unchanged vault made a commit")
 
 
 def new_entities(bench: Bench, res: ScaleResult, case: Case, people: Path, repeats: int) -> None:

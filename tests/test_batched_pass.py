@@ -9,16 +9,15 @@ in batches of one or two entities. vault-example holds nine entities, so every p
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers_twoway import LIWEI_DIR, NOW, SARAH_DIR, Env, base_rows, clone, isolate_git, replace_text
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from test_scoped import EDITS, SCOPED, WIDENED, Edit, commits, settled
+from test_scoped import EDITS, SCOPED, WIDENED, Edit, apply_edits, commits, rounds_settings, settled
 
 from vaultsync.model import Report
 from vaultsync.sync import batchpass
@@ -94,6 +93,17 @@ def test_a_conflict_is_kept_and_resolved_across_batches(env: Env, tmp_path: Path
     assert resolved.open_conflicts == [] and "conflict resolved" in again.git("log", "-2", "--format=%s")
 
 
+def test_a_dry_run_in_batches_shows_the_whole_plan_and_writes_nothing(env: Env, tmp_path: Path) -> None:
+    EVERY_EDIT["both edit one fact"](env)
+    EVERY_EDIT["agent adds a fact naming others"](env)
+    EVERY_EDIT["person archives a project"](env)
+    batched, report = both(env, tmp_path, batch=1, dry_run=True)
+    assert report.dry_run and report.files_written == 0 and len(report.conflicts) == 1
+    assert any("move" in a for a in report.actions) and len(report.actions) > 3, report.actions
+    assert batched.snapshot() == env.snapshot(), "a dry run wrote a file"
+    assert batched.git("status", "--porcelain").strip(), "a dry run committed the person's edits"
+
+
 def test_the_deletion_guard_counts_every_batch(env: Env, tmp_path: Path) -> None:
     """No batch alone deletes enough to stop the pass; all of them together do, before anything is written."""
     for folder in sorted((env.vault / "2 Areas/people").iterdir()):
@@ -141,12 +151,7 @@ def test_a_batch_changed_between_the_two_walks_ends_the_pass_there(
     assert copy.sync().quick
 
 
-@settings(
-    max_examples=int(os.environ.get("VAULTSYNC_BATCHED_EXAMPLES", "4")),
-    deadline=None,
-    derandomize="VAULTSYNC_BATCHED_EXAMPLES" not in os.environ,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+@rounds_settings("VAULTSYNC_BATCHED_EXAMPLES", 4)
 @given(
     rounds=st.lists(st.lists(st.sampled_from(sorted(EDITS)), min_size=1, max_size=4), min_size=1, max_size=3),
     batch=st.integers(min_value=1, max_value=4),
@@ -158,11 +163,7 @@ def test_rounds_of_mixed_edits_end_as_whole_passes_would(
     isolate_git(monkeypatch.setenv, tmp / "git-env")
     env = settled(tmp / "setup")
     for n, names in enumerate(rounds):
-        for name in names:
-            try:
-                EDITS[name](env)
-            except (OSError, AssertionError, ValueError):
-                continue  # already done in an earlier round (a folder moved, a note deleted)
+        apply_edits(env, names)
         options = {"confirm_deletes": True, "now": lambda n=n: NOW.replace(minute=n)}
         both(env, tmp, batch, **options)
         env.sync(**options)  # the rounds go on from the edited setup, synced

@@ -467,12 +467,18 @@ def test_standing_problems_let_a_pass_settle_and_are_said_on_every_pass(env: Env
 EDITS = {**SCOPED, **WIDENED, **STANDING}
 
 
-@settings(
-    max_examples=int(os.environ.get("VAULTSYNC_SCOPED_EXAMPLES", "6")),
-    deadline=None,
-    derandomize="VAULTSYNC_SCOPED_EXAMPLES" not in os.environ,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+def rounds_settings(variable: str, default: int) -> settings:
+    """Hypothesis settings for rounds of edits: ``default`` fixed examples in CI, or as many fresh ones as the
+    environment ``variable`` asks for."""
+    return settings(
+        max_examples=int(os.environ.get(variable, str(default))),
+        deadline=None,
+        derandomize=variable not in os.environ,
+        suppress_health_check=[HealthCheck.function_scoped_fixture],
+    )
+
+
+@rounds_settings("VAULTSYNC_SCOPED_EXAMPLES", 6)
 @given(rounds=st.lists(st.lists(st.sampled_from(sorted(EDITS)), min_size=1, max_size=3), min_size=1, max_size=3))
 def test_rounds_of_mixed_edits_end_as_full_passes_would(
     rounds: list[list[str]], tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
@@ -482,9 +488,14 @@ def test_rounds_of_mixed_edits_end_as_full_passes_would(
     isolate_git(monkeypatch.setenv, tmp / "git-env")
     env = settled(tmp / "setup")
     for n, names in enumerate(rounds):
-        for name in names:
-            try:
-                EDITS[name](env)
-            except (OSError, AssertionError, ValueError):
-                continue  # already done in an earlier round (a folder moved, a note deleted)
+        apply_edits(env, names)
         run_both(env, tmp, confirm_deletes=True, now=lambda n=n: NOW.replace(minute=n))
+
+
+def apply_edits(env: Env, names: list[str]) -> None:
+    """One round's edits; those that no longer apply are skipped."""
+    for name in names:
+        try:
+            EDITS[name](env)
+        except (OSError, AssertionError, ValueError):
+            continue  # already done in an earlier round (a folder moved, a note deleted)
