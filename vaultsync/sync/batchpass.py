@@ -149,7 +149,7 @@ def run_batched(setting: Setting, report: Report) -> Report | None:
     if report.stopped:
         report.stopped += "; nothing was written (run again with --yes to confirm)"
         return report
-    del keys
+    del keys  # each batch holds its own
     return _write(setting, report, batches, known, listing, listed, read)
 
 
