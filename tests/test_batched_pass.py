@@ -127,28 +127,53 @@ def test_a_batch_changed_between_the_two_walks_ends_the_pass_there(
     """What was written is committed, nothing later is written, no snapshot is recorded, and the next pass
     (a full one) ends as a whole pass would have."""
     copy = clone(env.root, tmp_path / "copy")
-    note = copy.fact_note(LIWEI_DIR, "li-wei-001")
     settle = batchpass.settle_conflicts
 
     def edit_between_the_walks(*args: Any) -> Any:
-        replace_text(note, "的客户经理", "的客户总监")
+        replace_text(copy.fact_note(SARAH_DIR, "sarah-chen-002"), "on Tuesdays", "on Wednesdays")
         return settle(*args)
 
+    person_edits = copy.fact_note(LIWEI_DIR, "li-wei-001")
+    replace_text(person_edits, "的客户经理", "的客户总监")
     replace_text(copy.fact_note(SARAH_DIR, "sarah-chen-001"), "manager at Acme Corp", "director at Acme Corp")
     monkeypatch.setattr(batchpass, "settle_conflicts", edit_between_the_walks)
     report = copy.sync(full_batch=1)
     assert [p.message for p in report.problems if "files changed while this pass ran" in p.message]
-    # li-wei's batch comes before sarah-chen's: the edit seen in the vault stopped the pass before that one
+    # li-wei's batch comes before sarah-chen's: written and committed; sarah-chen's stopped the pass
+    assert "的客户总监" in (copy.life / "areas/people/li-wei/items.json").read_text(encoding="utf-8")
     assert "director" not in (copy.life / "areas/people/sarah-chen/items.json").read_text(encoding="utf-8")
     status = copy.git("status", "--porcelain", "--untracked-files=no").strip()
-    assert status == f'M "{note.relative_to(copy.vault)}"', "what the pass wrote was not committed"
+    changed_note = copy.fact_note(SARAH_DIR, "sarah-chen-002").relative_to(copy.vault)
+    assert status == f'M "{changed_note}"', "what the pass wrote was not committed"
     monkeypatch.undo()
     isolate_git(monkeypatch.setenv, tmp_path / "git-env")
     after = copy.sync(full_batch=1)
     assert not after.quick and not after.scoped, "a pass that did not finish recorded a snapshot"
-    assert "的客户总监" in (copy.life / "areas/people/li-wei/items.json").read_text(encoding="utf-8")
-    assert "director at Acme Corp" in (copy.life / "areas/people/sarah-chen/items.json").read_text(encoding="utf-8")
+    items = (copy.life / "areas/people/sarah-chen/items.json").read_text(encoding="utf-8")
+    assert "director at Acme Corp" in items and "on Wednesdays" in items
     assert copy.sync().quick
+
+
+def test_batches_with_nothing_to_write_are_read_once(env: Env, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planned in the first walk against the names the last pass left, a batch with nothing to write is not read
+    again; once a name changes, every batch is."""
+    reads: list[list[str]] = []
+    scan = batchpass.scan_vault_scope
+
+    def counted(root: Path, layout: Any, rels: list[str], files: list[str]) -> Any:
+        reads.append(rels)
+        return scan(root, layout, rels, files)
+
+    monkeypatch.setattr(batchpass, "scan_vault_scope", counted)
+    EVERY_EDIT["person edits a fact"](env)
+    both(env, tmp_path, batch=1)
+    entity_batches = [r for r in reads if r]
+    first = len({tuple(r) for r in entity_batches})  # the first walk reads each batch once
+    assert first > 5 and entity_batches[first:] == [["areas/people/sarah-chen"]], entity_batches
+    reads.clear()
+    EVERY_EDIT["agent renames an entity"](env)
+    both(env, tmp_path, batch=1)
+    assert len([r for r in reads if r]) == 2 * first, "a renamed entity changes other batches' links: all read again"
 
 
 @rounds_settings("VAULTSYNC_BATCHED_EXAMPLES", 4)

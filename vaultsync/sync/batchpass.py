@@ -24,10 +24,12 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from vaultsync.config import Config
 from vaultsync.fs import atomic_write, set_aside
 from vaultsync.gitrepo import Author
 from vaultsync.memory.tree import MemoryListing, MemoryScan, list_memory, scan_memory_scope
 from vaultsync.model import Change, Problem, Report, Severity
+from vaultsync.names import fold
 from vaultsync.sync import snapshot
 from vaultsync.sync.apply import apply_plan
 from vaultsync.sync.base import BaseEntry
@@ -50,9 +52,10 @@ from vaultsync.sync.fullpass import (
     settle_conflicts,
 )
 from vaultsync.sync.moves import apply_moves, detect_moves, moved_walk
-from vaultsync.sync.plan import Planner, make_plan, scope_of
+from vaultsync.sync.plan import Action, Planner, make_plan, scope_of
 from vaultsync.sync.scope import Names, Planned
 from vaultsync.sync.units import World, gather
+from vaultsync.vault.layout import VaultLayout, slug_of
 from vaultsync.vault.links import note_stem
 from vaultsync.vault.scan import VaultListing, VaultScan, list_vault, scan_vault_scope
 
@@ -100,6 +103,18 @@ class Known:
     person_paths: set[str] = field(default_factory=set)
     moves: list[tuple[str, str]] = field(default_factory=list)
     marks: list[int] = field(default_factory=list)
+    settled: dict[int, Settled] = field(default_factory=dict)  # batches the first walk found nothing to do in
+
+
+@dataclass
+class Settled:
+    """A batch the first walk planned against the names and note names the last pass left, and found nothing to
+    write in: what the rest of the pass needs of it, when those names turn out to be the final ones."""
+
+    blobs: dict[str, str]
+    reads: dict[str, bytes]
+    foreign: list[str]
+    problems: list[Problem]
 
 
 def run_batched(setting: Setting, report: Report) -> Report | None:
@@ -116,6 +131,9 @@ def run_batched(setting: Setting, report: Report) -> Report | None:
         return None
     earlier = _uncommitted(cfg)
     report.problems += sorted(listing.problems + listed.problems, key=lambda p: p.path)
+    stamp = options.now().strftime("%Y%m%d-%H%M%S")
+    guess = _guess(cfg, layout, keys)
+    racy = {key for key, entry in setting.walk.entries.items() if entry is None}
 
     def read(batch: Batch) -> Read:
         mem = scan_memory_scope(cfg.workspace, cfg.life, *batch.memory)
@@ -141,6 +159,15 @@ def run_batched(setting: Setting, report: Report) -> Report | None:
         known.person_paths |= paths
         known.moves += got.moves
         known.marks.append(got.mark(own, notes, known.tally.add(got.world), paths))
+        if guess is not None and not got.moves:
+            plan = make_plan(cfg, layout, got.world, got.mem, got.vault, got.base, stamp, guess)
+            if not (plan.actions or plan.upserts or plan.deletes):
+                left = Settled(_blobs(got, []), racy_reads(got.mem, racy), got.world.foreign, plan.problems)
+                known.settled[len(known.marks) - 1] = left
+                if not options.dry_run:
+                    store.save({}, [], ids=got.world.ids(), commit=False)
+    if guess is None or (known.names, known.counts) != (guess.names, guess.counts):
+        known.settled.clear()  # planned against other names than the pass ends with: all are read again
 
     if not options.confirm_deletes:
         empty = {"memory": not listing.rels and not listing.files, "vault": not listed.rels and not listed.files}
@@ -150,7 +177,53 @@ def run_batched(setting: Setting, report: Report) -> Report | None:
         report.stopped += "; nothing was written (run again with --yes to confirm)"
         return report
     del keys  # each batch holds its own
-    return _write(setting, report, batches, known, listing, listed, read)
+    return _write(setting, report, batches, known, listing, listed, read, stamp)
+
+
+def _guess(cfg: Config, layout: VaultLayout, keys: list[str]) -> Planned | None:
+    """Every entity's names and every note's name as the last settled pass left them (its snapshot's names and
+    the base's units), to plan each batch against in the first walk; None when there are none to go by.
+
+    Most full passes change no name (an upgrade, a config change): then every batch planned against them with
+    nothing to write needs no second read.
+    """
+    try:
+        saved = json.loads((cfg.state_dir / snapshot.ENTITIES).read_bytes())
+    except (OSError, ValueError):
+        return None
+    found = saved.get("entities") if isinstance(saved, dict) else None
+    if not isinstance(found, dict):
+        return None
+    names: dict[str, Names] = {}
+    for rel, value in found.items():
+        if not (isinstance(value, list) and len(value) == 2 and isinstance(value[1], list)):
+            return None
+        names[rel] = (str(value[0]), tuple(str(a) for a in value[1]))
+    counts = Counter(fold(slug_of(rel)) for rel in names)
+    for key in keys:
+        if key.startswith("fact:"):
+            counts[fold(key.partition("#")[2])] += 1
+        elif key.startswith("file:"):
+            path = layout.file_note(key[len("file:") :])
+            if path:
+                counts[note_stem(path)] += 1
+    return Planned(names, counts)
+
+
+def _blobs(got: Read, done: list[Action]) -> dict[str, str]:
+    """The blob id of every note of the batch as it leaves it: as read, then as written (deletions gone)."""
+    notes = {n.path: n.raw for n in got.vault.files.values()}
+    for entity in got.vault.entities.values():
+        notes |= {n.path: n.raw for n in entity.facts.values()}
+        if entity.note:
+            notes[entity.note.path] = entity.note.raw
+    for action in done:
+        if action.side == "vault":
+            if action.op == "write" and action.data is not None:
+                notes[action.shown] = action.data
+            else:
+                notes.pop(action.shown, None)
+    return {path: snapshot.blob_id(data) for path, data in notes.items()}
 
 
 def _batches(listing: MemoryListing, listed: VaultListing, keys: list[str], size: int) -> Iterator[Batch]:
@@ -197,6 +270,7 @@ def _write(
     listing: MemoryListing,
     listed: VaultListing,
     read: Callable[[Batch], Read],
+    stamp: str,
 ) -> Report:
     cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
     gone, carried, resolved = settle_conflicts(cfg, layout, store.conflicts(), known.moves)
@@ -214,7 +288,6 @@ def _write(
             report.stopped = "could not commit the person's edits; nothing was written"
             return report
         snapshot.forget(cfg)  # from here on files change; only a settled pass records a new one
-    stamp = options.now().strftime("%Y%m%d-%H%M%S")
     trash = cfg.state_dir / "trash" / stamp
     if not options.dry_run:
         set_aside(listing.leftovers + listed.leftovers, (cfg.vault, cfg.workspace, cfg.life), trash)
@@ -235,6 +308,16 @@ def _write(
     total = sum(b.size for b in batches)
     done = 0
     for number, batch in enumerate(batches):
+        left = known.settled.pop(number, None)
+        if left is not None:
+            blobs |= left.blobs
+            reads |= left.reads
+            foreign += left.foreign
+            report.problems += left.problems
+            done += batch.size
+            if options.progress and not options.dry_run:
+                options.progress(done, total)
+            continue
         got = read(batch)
         planner = Planner(cfg, layout, got.world, got.mem, got.vault, got.base)
         planner.target()
@@ -271,23 +354,13 @@ def _write(
         report.problems += applied.problems
         report.files_written += sum(1 for a in applied.done if a.op == "write")
         failed = failed or bool(applied.failed_keys)
-        notes_now = {n.path: n.raw for n in got.vault.files.values()}
-        for entity in got.vault.entities.values():
-            notes_now |= {n.path: n.raw for n in entity.facts.values()}
-            if entity.note:
-                notes_now[entity.note.path] = entity.note.raw
         for action in applied.done:
-            data = action.data if action.op == "write" else None
             if action.side == "memory":
-                written[action.shown] = data
-                continue
-            vault_paths.add(action.shown)
-            touched.update(scope_of(k) for k in action.keys)
-            if data is None:
-                notes_now.pop(action.shown, None)
+                written[action.shown] = action.data if action.op == "write" else None
             else:
-                notes_now[action.shown] = data
-        blobs |= {path: snapshot.blob_id(data) for path, data in notes_now.items()}
+                vault_paths.add(action.shown)
+                touched.update(scope_of(k) for k in action.keys)
+        blobs |= _blobs(got, applied.done)
         reads |= racy_reads(got.mem, racy)
         vault_paths |= {
             layout.note_for_key(k)
