@@ -13,6 +13,10 @@ with a fingerprint of each batch. The second walk reads each batch again, plans,
 that reads differently the second time (a file changed meanwhile) ends the pass there: what was written is
 committed, no snapshot is recorded, and the next pass, a full one, goes on from there.
 
+Most full passes change no name (the first after an upgrade or a config change). The first walk therefore also
+plans each batch against the names the last settled pass left; when the pass ends with those same names, a
+batch whose plan writes nothing is not read a second time.
+
 A folder the person moved in the vault shows as an entity gone from its old place and a new one at the new
 place: every entity that is one or the other is read in the first batch, where the two are paired.
 """
