@@ -38,7 +38,7 @@ from vaultsync.model import Problem, Severity
 
 SNAPSHOT = "snapshot.json"
 INDEX = "snapshot.index"
-ENTITIES = "snapshot-entities.json"  # written with the snapshot; only a scoped pass reads it
+ENTITIES = "snapshot-entities.json"  # written with the snapshot; read by a scoped pass and a batched full one
 FORMAT = 2  # bump when what a snapshot means changes
 RACY_NS = 2_000_000_000  # coarser than any file system's timestamps (FAT keeps 2 s)
 SUSPECTS_MAX = 2000  # more notes than this to hash on every quick check: better one more full pass
