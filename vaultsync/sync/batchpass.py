@@ -137,7 +137,6 @@ def run_batched(setting: Setting, report: Report) -> Report | None:
     report.problems += sorted(listing.problems + listed.problems, key=lambda p: p.path)
     stamp = options.now().strftime("%Y%m%d-%H%M%S")
     guess = _guess(cfg, layout, keys)
-    racy = {key for key, entry in setting.walk.entries.items() if entry is None}
 
     def read(batch: Batch) -> Read:
         mem = scan_memory_scope(cfg.workspace, cfg.life, *batch.memory)
@@ -166,7 +165,8 @@ def run_batched(setting: Setting, report: Report) -> Report | None:
         if guess is not None and not got.moves:
             plan = make_plan(cfg, layout, got.world, got.mem, got.vault, got.base, stamp, guess)
             if not (plan.actions or plan.upserts or plan.deletes):
-                left = Settled(_blobs(got, []), racy_reads(got.mem, racy), got.world.foreign, plan.problems)
+                reads = racy_reads(got.mem, setting.walk.racy)
+                left = Settled(_blobs(got, []), reads, got.world.foreign, plan.problems)
                 known.settled[len(known.marks) - 1] = left
                 if not options.dry_run:
                     store.save({}, [], ids=got.world.ids(), commit=False)
@@ -277,9 +277,9 @@ def _write(
     stamp: str,
 ) -> Report:
     cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
-    gone, carried, resolved = settle_conflicts(cfg, layout, store.conflicts(), known.moves)
-    person_paths = known.person_paths | set(resolved) | {p for new in carried for p in (new, carried[new][2])}
     conflicts = store.conflicts()
+    gone, carried, resolved = settle_conflicts(cfg, layout, conflicts, known.moves)
+    person_paths = known.person_paths | set(resolved) | {p for new in carried for p in (new, carried[new][2])}
     person_changes = [c for _, c in sorted(known.person_changes, key=lambda kc: kc[0])]
     person_changes += [Change("vault", scope_of(conflicts[p][0]), "conflict resolved") for p in resolved]
     repo = None
@@ -299,7 +299,6 @@ def _write(
     earlier = _uncommitted(cfg)
     uncommitted = set(earlier)  # as listed on disk
     vault_paths = set(earlier)
-    racy = {key for key, entry in setting.walk.entries.items() if entry is None}
     written: dict[str, bytes | None] = {}
     reads: dict[str, bytes] = {}
     blobs: dict[str, str] = {}
@@ -365,7 +364,7 @@ def _write(
                 vault_paths.add(action.shown)
                 touched.update(scope_of(k) for k in action.keys)
         blobs |= _blobs(got, applied.done)
-        reads |= racy_reads(got.mem, racy)
+        reads |= racy_reads(got.mem, setting.walk.racy)
         vault_paths |= {
             layout.note_for_key(k)
             for k, u in got.world.units.items()

@@ -106,7 +106,6 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
         tell = options.progress
         return None if tell is None else lambda done, _: tell(min(offset + done, total), total)
 
-    racy = {key for key, entry in walk.entries.items() if entry is None}
     read: dict[str, bytes] = {}  # memory files too fresh for their stat: recorded by what was read
     written: dict[str, bytes | None] = {}
     blobs: dict[str, str] = {}
@@ -137,7 +136,7 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
         if feed is not None:
             feed.add(fed)
             clean.update(fed)
-        read.update(racy_reads(job.mem, racy))
+        read.update(racy_reads(job.mem, walk.racy))
         own.update(job.plan.own)
         upserts = {k: v for k, v in job.plan.upserts.items() if k not in applied.failed_keys}
         store.save(upserts, [], ids=job.world.ids(), commit=False)

@@ -22,6 +22,7 @@ work, it never decides a merge.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import subprocess
@@ -56,6 +57,11 @@ class MemoryWalk:
 
     started_ns: int
     entries: dict[str, Entry] = field(default_factory=dict)  # "workspace/..." or "life/..." -> entry
+
+    @functools.cached_property
+    def racy(self) -> set[str]:
+        """The files too fresh for their stat to be trusted: a pass records them by the bytes it read."""
+        return {key for key, entry in self.entries.items() if entry is None}
 
 
 def walk_memory(workspace: Path, life: Path) -> MemoryWalk:
