@@ -940,3 +940,114 @@ def test_a_swap_with_nothing_renamed_in_puts_the_new_content_in_place(tmp_path: 
     fs._swap_in(staged, target, target.stat().st_ino)
     assert target.read_text(encoding="utf-8") == "new\n"
     assert not staged.exists()
+
+
+# -- 4. a writer caught between opening a file and writing to it ----------------------------------------------------
+def test_a_line_appended_to_the_replaced_file_is_put_back(tmp_path: Path) -> None:
+    """An agent opened the daily note to append just before the swap and wrote just after it: that line went to
+    the replaced file. The last look puts it back, followed by what was appended to the new file since."""
+    target = tmp_path / "2026-12-01.md"
+    seen = b"# 2026-12-01\n- as the pass read it\n"
+    target.write_bytes(seen)
+    ours = seen + b"- the line the pass carried over\n"
+    late = target.open("a", encoding="utf-8")  # opened before the swap: the file about to be replaced
+    replaced = fs.put(fs.stage(target, ours), target, seen, ours)
+    assert replaced is not None and target.read_bytes() == ours
+    late.write("- written a moment too late\n")
+    late.close()
+    with target.open("a", encoding="utf-8") as after:
+        after.write("- appended to the new file\n")
+
+    with pytest.raises(fs.FileChanged) as raised:
+        fs.settle(replaced)
+
+    assert not isinstance(raised.value, fs.WrittenLate)
+    assert target.read_bytes() == seen + b"- written a moment too late\n- appended to the new file\n"
+    assert [p.name for p in tmp_path.iterdir()] == [target.name], "a staged file was left behind"
+
+
+def test_a_late_write_to_a_note_rewritten_since_is_handed_back(tmp_path: Path) -> None:
+    """The replaced file got a late line and the note was rewritten whole since: both versions stay, the late one
+    with the caller, which keeps it where the person can find it."""
+    target = tmp_path / "note.md"
+    target.write_bytes(b"old\n")
+    late = target.open("ab")
+    replaced = fs.put(fs.stage(target, b"new\n"), target, b"old\n", b"new\n")
+    assert replaced is not None
+    target.write_bytes(b"rewritten by the person\n")  # Obsidian's save in place, over the pass's version
+    late.write(b"late\n")
+    late.close()
+
+    with pytest.raises(fs.WrittenLate) as raised:
+        fs.settle(replaced)
+
+    assert raised.value.data == b"old\nlate\n"
+    assert target.read_bytes() == b"rewritten by the person\n"
+
+
+def test_a_replaced_file_nobody_wrote_to_settles_quietly(tmp_path: Path) -> None:
+    target = tmp_path / "note.md"
+    target.write_bytes(b"old\n")
+    replaced = fs.put(fs.stage(target, b"new\n"), target, b"old\n", b"new\n")
+    assert replaced is not None
+    fs.settle(replaced)
+    assert target.read_bytes() == b"new\n"
+    with pytest.raises(OSError):
+        os.fstat(replaced.fd)
+
+
+# Run in a child before vaultsync: open ``note`` for appending just before the pass swaps its new version in, and
+# write ``line`` through that handle once the pass opens ``trigger`` (a later write of the same pass).
+LATE_BOOT = r"""
+import sys
+note, trigger, line = sys.argv[1:4]
+state = {}
+def hook(event, args):
+    if event == "vaultsync.exchange" and args[1] == note and "handle" not in state:
+        state["handle"] = open(note, "a", encoding="utf-8")
+    elif event == "open" and str(args[0]) == trigger and state.get("handle"):
+        handle, state["handle"] = state["handle"], None
+        handle.write(line)
+        handle.close()
+sys.addaudithook(hook)
+from vaultsync.cli import main
+sys.exit(main(sys.argv[4:]))
+"""
+
+
+@pytest.mark.skipif(fs.renameat2() is None, reason="no atomic exchange of names on this system")
+def test_a_line_written_through_a_handle_opened_before_the_swap_is_kept(env: Env) -> None:
+    """The race behind a lost line: the person's editor appends to the daily note through a handle it opened an
+    instant before the pass swapped in the agent's new line, and writes after the swap. The pass puts the
+    person's version back, and the next pass merges both."""
+    _append(env.mem_file(DAY_FILE), AGENT_LINE)
+    set_body(_fact_path(env), NEW_TEXT + "\n")  # so the pass writes items.json after the daily note
+    note = env.note(DAY_NOTE)
+    before = note.read_text(encoding="utf-8")
+    late_line = "- 18:02 Nora: the late line\n"
+    trigger = env.items_path(SARAH)
+    argv = ["sync", "--json", "--config", str(env.config_path)]
+    run = subprocess.run(
+        [sys.executable, "-c", LATE_BOOT, str(note), str(trigger), late_line, *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    report = json.loads(run.stdout)
+    problems = [(p["path"], p["message"]) for p in report["problems"]]
+    assert problems == [(DAY_NOTE, WARNED_CHANGED)], run.stdout
+    assert note.read_text(encoding="utf-8") == before + late_line, "the late line is not back in the note"
+    assert env.fact(SARAH, "sarah-chen-004")["fact"] == NEW_TEXT
+
+    merged = env.sync()  # both sides added a line at the end of the day: the person's version gets a copy
+    copies = conflict_copies(note)
+    assert [c.copy_path for c in merged.conflicts] == [c.relative_to(env.vault).as_posix() for c in copies]
+    assert len(copies) == 1
+    assert copies[0].read_text(encoding="utf-8") == before + late_line
+    assert note.read_text(encoding="utf-8") == env.mem_file(DAY_FILE).read_text(encoding="utf-8")
+    assert note.read_text(encoding="utf-8").endswith(AGENT_LINE)
+    head = env.head()
+    assert env.sync().actions == [] and env.head() == head
+    check_repository(env)

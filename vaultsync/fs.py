@@ -15,6 +15,7 @@ import stat
 import sys
 import threading
 from collections.abc import Collection, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -137,31 +138,53 @@ def _create(tmp: Path, flag: int, mode: int) -> int:
         return os.open(tmp, os.O_WRONLY | os.O_CREAT | flag, mode)
 
 
-def put(tmp: Path, path: Path, expected: bytes | object | None = ...) -> None:
+@dataclass
+class Replaced:
+    """A file a pass just replaced, still open.
+
+    A writer that opened the file an instant before the swap (an agent's open, append, close; Obsidian's save in
+    place) writes into this one after it, where nothing would read it again; ``settle`` looks once more.
+    """
+
+    path: Path
+    fd: int
+    seen: bytes  # what the compare-and-swap read through ``fd``
+    ours: bytes  # what the pass put at ``path``
+
+
+class WrittenLate(FileChanged):
+    """A write reached a replaced file, and the file at its name was rewritten since: ``data`` must be kept."""
+
+    def __init__(self, path: str, data: bytes) -> None:
+        super().__init__(path)
+        self.data = data
+
+
+def put(tmp: Path, path: Path, expected: bytes | object | None = ..., ours: bytes = b"") -> Replaced | None:
     """Move a staged temp file onto ``path``, unless ``path`` no longer holds ``expected``.
 
-    ``expected`` is the content the pass read (``None`` when the file must not exist). This compare-and-swap
-    keeps a concurrent autosave or agent append safe:
+    ``expected`` is the content the pass read (``None`` when the file must not exist), ``ours`` what ``tmp``
+    holds. This compare-and-swap keeps a concurrent autosave or agent append safe:
 
     * a new file is renamed into place by a rename that fails if one appeared meanwhile (``_place_new``);
-    * an existing file is opened and compared first, and read again through the same handle after the rename:
-      a writer that got in between the check and the rename wrote into the replaced file, so its content is
-      put back and the write counts as abandoned;
+    * an existing file is opened and compared first, and the replaced file is returned still open: the caller
+      passes it to ``settle`` a little later, which puts back whatever a writer that got in between the check
+      and the rename wrote into it;
     * a writer renaming its own file into place between that check and the swap gets it back (``_swap_in``).
 
-    What is left is a writer holding the file open past that moment (a logging handler), which no rename-based
+    What is left is a writer holding the file open past ``settle`` (a logging handler), which no rename-based
     write can see, and, on systems without an atomic exchange of names, the microseconds before the rename.
     """
     if expected is ...:
         os.replace(tmp, path)
-        return
+        return None
     if expected is None:
         try:
             _place_new(tmp, path)
         except FileExistsError:
             tmp.unlink(missing_ok=True)
             raise FileChanged(str(path)) from None
-        return
+        return None
     try:
         fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
@@ -175,13 +198,42 @@ def put(tmp: Path, path: Path, expected: bytes | object | None = ...) -> None:
             tmp.unlink(missing_ok=True)
             raise FileChanged(str(path))
         _swap_in(tmp, path, os.fstat(fd).st_ino)
-        late = _read_fd(fd)
-        if late != seen:
-            restored = stage(path, late)
-            os.replace(restored, path)
-            raise FileChanged(str(path))
-    finally:
+    except BaseException:
         os.close(fd)
+        raise
+    return Replaced(path, fd, seen, ours)
+
+
+def settle(replaced: Replaced) -> None:
+    """Close a replaced file; if a write reached it after the swap, put that write back at its name.
+
+    The note then holds what it would have held had the pass not written: the late writer's version, followed
+    by whatever was appended to the pass's version since. FileChanged says the pass's write was undone (its
+    unit waits for the next pass, which merges the two); WrittenLate that the note was rewritten since, so the
+    late version could not go back and the caller must keep it elsewhere.
+    """
+    try:
+        late = _read_fd(replaced.fd)
+    finally:
+        os.close(replaced.fd)
+    if late == replaced.seen:
+        return
+    for _ in range(3):  # each retry means yet another write to the note meanwhile
+        current = read_or_none(replaced.path)
+        if current is None or not current.startswith(replaced.ours):
+            break
+        back = late + current[len(replaced.ours) :]
+        tmp = stage(replaced.path, back)
+        try:
+            again = put(tmp, replaced.path, current, back)
+        except FileChanged:
+            continue
+        finally:
+            tmp.unlink(missing_ok=True)
+        if again:
+            settle(again)
+        raise FileChanged(str(replaced.path))
+    raise WrittenLate(str(replaced.path), late)
 
 
 def _swap_in(tmp: Path, path: Path, checked: int) -> None:
@@ -296,9 +348,11 @@ def atomic_write(path: Path, data: bytes, expected: bytes | object | None = ...)
     """Write one file durably via temp file, fsync and ``os.replace``, with the compare-and-swap of ``put``."""
     tmp = stage(path, data, durable=True)
     try:
-        put(tmp, path, expected)
+        replaced = put(tmp, path, expected, data)
     finally:
         tmp.unlink(missing_ok=True)
+    if replaced:
+        settle(replaced)
     _fsync_dir(path.parent)
 
 

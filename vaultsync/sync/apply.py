@@ -7,10 +7,22 @@ so the next pass sees the new edit as a change and merges it instead of overwrit
 from __future__ import annotations
 
 import shutil
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vaultsync.fs import FileChanged, atomic_write, put, read_or_none, remove_checked, stage, sync_all
+from vaultsync.fs import (
+    FileChanged,
+    Replaced,
+    WrittenLate,
+    atomic_write,
+    put,
+    read_or_none,
+    remove_checked,
+    settle,
+    stage,
+    sync_all,
+)
 from vaultsync.model import Problem, Progress, Severity
 from vaultsync.sync.plan import Action, Plan
 
@@ -24,6 +36,9 @@ ORDER = {
     ("memory", "delete"): 2,
 }
 CHANGED_MEANWHILE = "changed while the pass ran; left as it is for the next pass"
+# Replaced files held open for a last look (``fs.settle``), the oldest settled first once there are more: a pass
+# may write tens of thousands of files, and each held file is an open descriptor.
+HOLD = 64
 
 
 @dataclass
@@ -48,16 +63,19 @@ def apply_plan(plan: Plan, trash_dir: Path, progress: Progress | None = None) ->
 
     Folder moves come first: a write staged into a moved entity's new folder would otherwise create that folder
     and block the move. The first flush makes the new contents durable before any rename exposes them (no empty
-    note after a power cut); the second makes the renames durable before the caller records the new base.
+    note after a power cut); the second makes the renames durable before the caller records the new base. The
+    files the writes replaced get their last look after the second flush, which gives a writer caught between
+    opening a file and writing to it time to finish; a write found there is put back and flushed too.
     """
     applied = Applied()
     total = len(plan.actions)
     numbered = list(enumerate(plan.actions, 1))
     staged: dict[int, Path] = {}
+    held: deque[tuple[Replaced, Action]] = deque()
     try:
         for _, action in numbered:
             if action.op == "move":
-                _attempt(applied, action, None, trash_dir, plan.keep_dirs)
+                _attempt(applied, action, None, trash_dir, plan.keep_dirs, held)
         for number, action in numbered:
             if progress:
                 progress(number, total)
@@ -77,17 +95,31 @@ def apply_plan(plan: Plan, trash_dir: Path, progress: Progress | None = None) ->
                 # edit, or overwrite a note before the copy of the person's version exists.
                 applied.failed_keys.update(action.keys)
                 continue
-            _attempt(applied, action, staged.pop(number, None), trash_dir, plan.keep_dirs)
+            _attempt(applied, action, staged.pop(number, None), trash_dir, plan.keep_dirs, held)
+            while len(held) > HOLD:
+                _settle(applied, *held.popleft(), trash_dir)
         sync_all()
     finally:
         for tmp in staged.values():  # staged but never put in place: a failure or an exception on the way
             tmp.unlink(missing_ok=True)
+        put_back = False
+        while held:
+            put_back |= _settle(applied, *held.popleft(), trash_dir)
+    if put_back:
+        sync_all()
     return applied
 
 
-def _attempt(applied: Applied, action: Action, tmp: Path | None, trash_dir: Path, keep_dirs: set[Path]) -> None:
+def _attempt(
+    applied: Applied,
+    action: Action,
+    tmp: Path | None,
+    trash_dir: Path,
+    keep_dirs: set[Path],
+    held: deque[tuple[Replaced, Action]],
+) -> None:
     try:
-        _carry_out(action, tmp, trash_dir, keep_dirs)
+        replaced = _carry_out(action, tmp, trash_dir, keep_dirs)
     except (FileChanged, OSError) as exc:
         if tmp:
             tmp.unlink(missing_ok=True)
@@ -97,14 +129,43 @@ def _attempt(applied: Applied, action: Action, tmp: Path | None, trash_dir: Path
             _failed(applied, action, f"could not be written: {exc.strerror or exc}")
     else:
         applied.done.append(action)
+        if replaced:
+            held.append((replaced, action))
 
 
-def _carry_out(action: Action, tmp: Path | None, trash_dir: Path, keep_dirs: set[Path]) -> None:
+def _settle(applied: Applied, replaced: Replaced, action: Action, trash_dir: Path) -> bool:
+    """The last look at a file a write replaced; True when a late write to it was put back at its name."""
+    try:
+        settle(replaced)
+    except WrittenLate as exc:
+        kept = trash_dir / "late" / action.shown
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(kept, exc.data)
+        _undone(
+            applied,
+            action,
+            f"was written to as the pass replaced it, and rewritten since; that version is kept in {kept}",
+        )
+    except FileChanged:
+        _undone(applied, action, CHANGED_MEANWHILE)
+        return True
+    except OSError as exc:
+        _undone(applied, action, f"could not be checked after it was written: {exc.strerror or exc}")
+    return False
+
+
+def _undone(applied: Applied, action: Action, why: str) -> None:
+    """A write that no longer stands: its unit keeps its old base, and the next pass merges what is there."""
+    applied.done.remove(action)
+    _failed(applied, action, why, Severity.WARNING)
+
+
+def _carry_out(action: Action, tmp: Path | None, trash_dir: Path, keep_dirs: set[Path]) -> Replaced | None:
     if action.op == "write":
-        assert tmp is not None
+        assert tmp is not None and action.data is not None
         if action.keep_old:
             _trash(action, trash_dir)
-        put(tmp, action.path, action.expected)
+        return put(tmp, action.path, action.expected, action.data)
     elif action.op == "delete":
         if action.side == "memory":
             _trash(action, trash_dir)
@@ -115,6 +176,7 @@ def _carry_out(action: Action, tmp: Path | None, trash_dir: Path, keep_dirs: set
             raise FileChanged(str(action.dest))
         action.dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(action.path, action.dest)
+    return None
 
 
 def _failed(applied: Applied, action: Action, why: str, severity: Severity = Severity.ERROR) -> None:
