@@ -850,3 +850,42 @@ def test_only_the_edited_lines_of_items_json_change_across_both_directions(env: 
     gone, added = changed_lines(agent_bytes, env.items_path(SARAH).read_bytes())
     assert gone == ['    "category": "schedule",']
     assert added == ['    "category": "calendar",']
+
+
+def test_renaming_a_kind_folder_moves_every_entity_in_it(env: Env) -> None:
+    """Obsidian renames ``people`` to ``contacts``: every entity in it moved, none deleted and created again.
+
+    Agents that number each entity's facts (``f001``, ``f002``) give every entity the same fact note names: the
+    folder name must decide, or each moved entity would match every other and count as ambiguous.
+    """
+    for slug in ("ada-quinn", "bo-larsen", "cy-moreau"):
+        folder = env.life / "areas/people" / slug
+        folder.mkdir(parents=True)
+        facts = [
+            {"id": f"f00{n}", "fact": f"{slug} fact {n}", "category": "context", "timestamp": "2026-11-30"}
+            for n in (1, 2)
+        ]
+        (folder / "items.json").write_bytes(dump_items(facts))
+    assert_clean(env.sync())
+    before = {
+        p.relative_to(env.life / "areas/people").as_posix(): p.read_bytes()
+        for p in (env.life / "areas/people").rglob("*")
+        if p.is_file()
+    }
+    people = sorted(p.name for p in (env.vault / "2 Areas/people").iterdir() if p.is_dir())
+    shutil.move(env.vault / "2 Areas/people", env.vault / "2 Areas/contacts")
+
+    report = env.sync()
+
+    assert_clean(report)
+    assert not (env.life / "areas/people").exists() or not any((env.life / "areas/people").iterdir())
+    after = {
+        p.relative_to(env.life / "areas/contacts").as_posix(): p.read_bytes()
+        for p in (env.life / "areas/contacts").rglob("*")
+        if p.is_file()
+    }
+    assert after == before, "the memory folders did not move as they were"
+    moved = sorted((c.scope, c.what) for c in report.changes if c.side == "vault")
+    assert [scope for scope, _ in moved] == [f"contacts/{slug}" for slug in people], moved
+    assert {what for _, what in moved} == {f"moved from areas/people/{slug}" for slug in people}, moved
+    assert_quiet(env)

@@ -7,7 +7,7 @@ changed meanwhile would conflict. Detecting the move keeps every unit's identity
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -32,31 +32,72 @@ def detect_moves(mem: MemoryScan, vault: VaultScan, base: dict[str, BaseEntry]) 
     """(old rel, new rel) pairs: a synced entity gone from its vault folder and a new one that holds its facts.
 
     A move is taken only when the memory side still has the entity where it was and nothing at the new
-    place, and the match is unambiguous: the same folder name, or most of the same fact notes.
+    place, and the match is unambiguous (``pair_moves``).
     """
     known = _base_rels(base)
-    gone = sorted(r for r in known if r not in vault.entities and r in mem.entities)
-    fresh = sorted(r for r in vault.entities if r not in known and r not in mem.entities)
+    gone = [r for r in known if r not in vault.entities and r in mem.entities]
+    fresh = [r for r in vault.entities if r not in known and r not in mem.entities]
     if not gone or not fresh:
         return []
-    base_notes = {r: {k.partition("#")[2] for k in base if k.startswith(f"fact:{r}#")} for r in gone}
-    moves = []
+    return pair_moves(base_notes(base, gone), {r: set(vault.entities[r].facts) for r in fresh})
+
+
+def base_notes(keys: Iterable[str], rels: Iterable[str]) -> dict[str, set[str]]:
+    """The fact note names the base knows for each entity of ``rels``."""
+    notes: dict[str, set[str]] = {r: set() for r in rels}
+    for key in keys:
+        if key.startswith("fact:"):
+            rel, _, note = key[len("fact:") :].partition("#")
+            if rel in notes:
+                notes[rel].add(note)
+    return notes
+
+
+def pair_moves(gone: Mapping[str, set[str]], fresh: Mapping[str, set[str]]) -> list[tuple[str, str]]:
+    """(old rel, new rel) pairs from the fact note names of the entities gone from the vault and of the new ones.
+
+    First the same folder name (with a shared fact, or no facts to compare), then, for a folder renamed as
+    well, most of the same fact notes. The folder name goes first because agents that number each entity's
+    facts (``f001``) give every entity the same note names: moving a whole kind folder (``people`` to
+    ``contacts``) must not make each of its entities ambiguous.
+    """
+    olds = sorted(gone)
+    by_slug: dict[str, list[str]] = {}
+    for old in olds:
+        by_slug.setdefault(slug_of(old), []).append(old)
+    moves: dict[str, str] = {}
     taken: set[str] = set()
-    for new in fresh:
-        notes = set(vault.entities[new].facts)
-        matches = [old for old in gone if old not in taken and _same_entity(old, new, base_notes[old], notes)]
-        if len(matches) == 1:
-            moves.append((matches[0], new))
-            taken.add(matches[0])
-    return moves
+    for new in sorted(fresh):
+        named = [old for old in by_slug.get(slug_of(new), []) if _shares(gone[old], fresh[new])]
+        if len(named) == 1 and named[0] not in taken:
+            moves[new] = named[0]
+            taken.add(named[0])
+    for new in sorted(fresh):
+        if new not in moves:
+            matches = [old for old in olds if old not in taken and _mostly(gone[old], fresh[new])]
+            if len(matches) == 1:
+                moves[new] = matches[0]
+                taken.add(matches[0])
+    return sorted(((old, new) for new, old in moves.items()), key=lambda move: move[1])
 
 
-def _same_entity(old: str, new: str, old_notes: set[str], new_notes: set[str]) -> bool:
-    """Same folder name and at least one shared fact (or no facts to compare), or most facts shared."""
-    shared = len(old_notes & new_notes)
-    if slug_of(old) == slug_of(new) and (shared or not old_notes or not new_notes):
-        return True
-    return bool(old_notes) and shared * 2 > len(old_notes)
+def _shares(old_notes: set[str], new_notes: set[str]) -> bool:
+    """At least one fact note in common, or no facts on one side to compare."""
+    return not old_notes or not new_notes or not old_notes.isdisjoint(new_notes)
+
+
+def _mostly(old_notes: set[str], new_notes: set[str]) -> bool:
+    return bool(old_notes) and len(old_notes & new_notes) * 2 > len(old_notes)
+
+
+def _mover(path: str, olds: Mapping[str, str]) -> str | None:
+    """The moved entity ``path`` (relative to life/) lies in, if any: each of its leading folders looked up."""
+    end = path.find("/")
+    while end != -1:
+        if path[:end] in olds:
+            return path[:end]
+        end = path.find("/", end + 1)
+    return None
 
 
 def _moved_key(key: str, old: str, new: str) -> str:
@@ -68,20 +109,39 @@ def _moved_key(key: str, old: str, new: str) -> str:
     return key
 
 
+def _key_rel(key: str, olds: Mapping[str, str]) -> str | None:
+    """The moved entity a base key belongs to, if any."""
+    kind, _, rest = key.partition(":")
+    if kind == "entity":
+        return rest if rest in olds else None
+    if kind == "fact":
+        rel = rest.partition("#")[0]
+        return rel if rel in olds else None
+    return _mover(rest.removeprefix("life/"), olds) if rest.startswith("life/") else None
+
+
 def apply_moves(
     moves: list[tuple[str, str]], mem: MemoryScan, base: dict[str, BaseEntry], life: Path
 ) -> dict[str, str]:
-    """Re-key the memory scan and the base as if the folders had already moved; returns new key -> old key."""
+    """Re-key the memory scan and the base as if the folders had already moved; returns new key -> old key.
+
+    Each file and key is looked up by its folders, once: a kind folder renamed moves thousands of entities.
+    """
+    olds = dict(moves)
     renamed: dict[str, str] = {}
     for old, new in moves:
         entity = mem.entities.pop(old)
         mem.entities[new] = replace(entity, rel=new, folder=life / new)
-        for mem_path in [p for p in mem.files if p.startswith(f"life/{old}/")]:
+    for mem_path in [p for p in mem.files if p.startswith("life/")]:
+        old = _mover(mem_path.removeprefix("life/"), olds)
+        if old is not None:
             moved = mem.files.pop(mem_path)
-            new_path = f"life/{new}/{mem_path[len(f'life/{old}/') :]}"
+            new_path = f"life/{olds[old]}/{mem_path[len(f'life/{old}/') :]}"
             mem.files[new_path] = replace(moved, mem_path=new_path, path=life / new_path.removeprefix("life/"))
-        for key in [k for k in base if _moved_key(k, old, new) != k]:
-            new_key = _moved_key(key, old, new)
+    for key in list(base):
+        old = _key_rel(key, olds)
+        if old is not None:
+            new_key = _moved_key(key, old, olds[old])
             base[new_key] = base.pop(key)
             renamed[new_key] = key
     return renamed
@@ -93,9 +153,10 @@ def moved_walk(walk: MemoryWalk, moves: list[tuple[str, str]]) -> MemoryWalk:
     out; the next quick check reads it as new, which costs a scoped pass, never a missed change."""
     if not moves:
         return walk
+    olds = dict(moves)
     entries = {}
     for key, entry in walk.entries.items():
-        moved = _moved_path(key, moves)
+        moved = _moved_path(key, olds)
         if moved == key:
             entries[key] = entry
         elif entry is not None:
@@ -103,9 +164,8 @@ def moved_walk(walk: MemoryWalk, moves: list[tuple[str, str]]) -> MemoryWalk:
     return MemoryWalk(walk.started_ns, entries)
 
 
-def _moved_path(path: str, moves: list[tuple[str, str]]) -> str:
-    for old, new in moves:
-        prefix = f"life/{old}/"
-        if path.startswith(prefix):
-            return f"life/{new}/{path[len(prefix) :]}"
-    return path
+def _moved_path(path: str, olds: Mapping[str, str]) -> str:
+    if not path.startswith("life/"):
+        return path
+    old = _mover(path.removeprefix("life/"), olds)
+    return path if old is None else f"life/{olds[old]}/{path[len(f'life/{old}/') :]}"
