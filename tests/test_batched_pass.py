@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_scoped import EDITS, SCOPED, WIDENED, Edit, apply_edits, commits, rounds_settings, settled
 
+from vaultsync.memory.tree import MemoryListing, list_memory
 from vaultsync.model import Report
 from vaultsync.sync import batchpass
+from vaultsync.sync.base import BaseStore
+from vaultsync.vault.layout import VaultLayout
+from vaultsync.vault.scan import VaultListing, list_fact_notes, list_vault
 
 EVERY_EDIT = {**SCOPED, **WIDENED}
 
@@ -102,6 +107,37 @@ def test_a_dry_run_in_batches_shows_the_whole_plan_and_writes_nothing(env: Env, 
     assert any("move" in a for a in report.actions) and len(report.actions) > 3, report.actions
     assert batched.snapshot() == env.snapshot(), "a dry run wrote a file"
     assert batched.git("status", "--porcelain").strip(), "a dry run committed the person's edits"
+
+
+@pytest.mark.parametrize("batch", [1, 2, 3])
+def test_a_kind_folder_renamed_moves_each_entity_in_the_batch_of_its_pair(env: Env, tmp_path: Path, batch: int) -> None:
+    """Renaming ``people`` moves every entity in it; each move is read with its pair, a few pairs a batch, and
+    the pass ends as a whole one: the memory folders moved, nothing deleted, nothing created."""
+    shutil.move(env.vault / "2 Areas/people", env.vault / "2 Areas/contacts")
+    people = sorted(p.name for p in (env.vault / "2 Areas/contacts").iterdir())
+    batches = list(batchpass._batches(*_listings(env), batch, partial(list_fact_notes, env.vault, _layout(env))))
+    paired = [b for b in batches if b.moves]
+    assert sorted(new for b in paired for _, new in b.moves) == [f"areas/contacts/{p}" for p in people]
+    assert all(b.size <= max(2, batch) for b in paired), [b.rels for b in paired]
+    batched, report = both(env, tmp_path, batch=batch)
+    assert {c.what for c in report.changes if c.side == "vault"} == {f"moved from areas/people/{p}" for p in people}, (
+        report.changes
+    )
+    assert sorted(p.name for p in (batched.life / "areas/contacts").iterdir()) == people
+    assert batched.sync().quick, "the batched pass did not settle"
+
+
+def _layout(env: Env) -> VaultLayout:
+    return VaultLayout(env.cfg.layout)
+
+
+def _listings(env: Env) -> tuple[MemoryListing, VaultListing, list[str]]:
+    """What a batched pass lists before it reads: both trees and the base's keys."""
+    store = BaseStore(env.cfg.state_dir / "base.sqlite", read_only=True)
+    keys = store.keys()
+    store.close()
+    layout = _layout(env)
+    return list_memory(env.workspace, env.life, layout.reserved_life_dirs()), list_vault(env.vault, layout), keys
 
 
 def test_the_deletion_guard_counts_every_batch(env: Env, tmp_path: Path) -> None:

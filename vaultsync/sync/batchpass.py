@@ -27,6 +27,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 
 from vaultsync.config import Config
 from vaultsync.fs import atomic_write, set_aside
@@ -55,13 +56,13 @@ from vaultsync.sync.fullpass import (
     plan_moves,
     settle_conflicts,
 )
-from vaultsync.sync.moves import apply_moves, detect_moves, moved_walk
+from vaultsync.sync.moves import apply_moves, base_notes, moved_walk, pair_moves
 from vaultsync.sync.plan import Action, Planner, make_plan, scope_of
 from vaultsync.sync.scope import Names, Planned
 from vaultsync.sync.units import World, gather
 from vaultsync.vault.layout import VaultLayout, slug_of
 from vaultsync.vault.links import note_stem
-from vaultsync.vault.scan import VaultListing, VaultScan, list_vault, scan_vault_scope
+from vaultsync.vault.scan import VaultListing, VaultScan, list_fact_notes, list_vault, scan_vault_scope
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ class Batch:
     keys: list[str]
     memory: tuple[list[str], list[str]]  # (entities, files) the memory lists
     vault: tuple[list[str], list[str]]  # those the vault lists
+    moves: list[tuple[str, str]] = field(default_factory=list)  # (old rel, new rel): folder moves, both here
 
     @property
     def size(self) -> int:
@@ -130,7 +132,7 @@ def run_batched(setting: Setting, report: Report) -> Report | None:
     listing = list_memory(cfg.workspace, cfg.life, layout.reserved_life_dirs())
     listed = list_vault(cfg.vault, layout)
     keys = store.keys()
-    batches = list(_batches(listing, listed, keys, size))
+    batches = list(_batches(listing, listed, keys, size, partial(list_fact_notes, cfg.vault, layout)))
     if sum(len(b.rels) for b in batches) <= size:  # one batch: the pass reads it whole
         return None
     earlier = _uncommitted(cfg)
@@ -142,7 +144,9 @@ def run_batched(setting: Setting, report: Report) -> Report | None:
         mem = scan_memory_scope(cfg.workspace, cfg.life, *batch.memory)
         vault = scan_vault_scope(cfg.vault, layout, *batch.vault)
         base = store.load(batch.keys)
-        moves = detect_moves(mem, vault, base)
+        # As the listing paired them, while both ends still are what a move needs (``detect_moves``).
+        moves = [(old, new) for old, new in batch.moves if old in mem.entities and new not in mem.entities]
+        moves = [(old, new) for old, new in moves if old not in vault.entities and new in vault.entities]
         renamed = apply_moves(moves, mem, base, cfg.life)
         world = gather(mem, vault, base, layout, store.ids(batch.rels), setting.today, earlier)
         decide_all(world)
@@ -230,11 +234,19 @@ def _blobs(got: Read, done: list[Action]) -> dict[str, str]:
     return {path: snapshot.blob_id(data) for path, data in notes.items()}
 
 
-def _batches(listing: MemoryListing, listed: VaultListing, keys: list[str], size: int) -> Iterator[Batch]:
+def _batches(
+    listing: MemoryListing,
+    listed: VaultListing,
+    keys: list[str],
+    size: int,
+    fact_notes: Callable[[list[str]], dict[str, set[str]]],
+) -> Iterator[Batch]:
     """The entities a full scan would read, ``size`` at a time, then the files, ten times as many at a time.
 
-    Only what a side lists is read on that side, so a batch reads what a full scan would. Entities a move may
-    join (gone from the vault but in memory and the base; new in the vault only) come first, all together.
+    Only what a side lists is read on that side, so a batch reads what a full scan would. Folder moves come
+    first: an entity gone from the vault (but in memory and the base) and a new one in the vault only are
+    paired from the fact note names the base and ``fact_notes`` list, as a whole pass pairs them, and each
+    pair is read in one batch; a kind folder renamed in Obsidian moves thousands of entities at once.
     """
     by_rel: dict[str, list[str]] = {}
     by_file: dict[str, str] = {}
@@ -247,23 +259,26 @@ def _batches(listing: MemoryListing, listed: VaultListing, keys: list[str], size
     rels = sorted(in_mem | in_vault | set(by_rel), key=lambda rel: rel.split("/"))
     gone = [r for r in rels if r in by_rel and r in in_mem and r not in in_vault]
     fresh = [r for r in rels if r in in_vault and r not in by_rel and r not in in_mem]
-    movers = set(gone + fresh) if gone and fresh else set()
+    moves = pair_moves(base_notes(keys, gone), fact_notes(fresh)) if gone and fresh else []
 
-    def batch(chosen: list[str], files: list[str]) -> Batch:
+    def batch(chosen: list[str], files: list[str], moved: list[tuple[str, str]]) -> Batch:
         keys = [k for r in chosen for k in by_rel.get(r, [])] + [by_file[f] for f in files if f in by_file]
         memory = [r for r in chosen if r in in_mem], [f for f in files if f in in_files]
         vault = [r for r in chosen if r in in_vault], [f for f in files if f in in_notes]
-        return Batch(chosen, files, keys, memory, vault)
+        return Batch(chosen, files, keys, memory, vault, moved)
 
-    if movers:
-        yield batch(sorted(movers, key=lambda rel: rel.split("/")), [])
-    rest = [r for r in rels if r not in movers]
+    step = max(1, size // 2)
+    for i in range(0, len(moves), step):
+        pairs = moves[i : i + step]
+        yield batch(sorted({r for pair in pairs for r in pair}, key=lambda rel: rel.split("/")), [], pairs)
+    paired = {r for pair in moves for r in pair}
+    rest = [r for r in rels if r not in paired]
     for i in range(0, len(rest), size):
-        yield batch(rest[i : i + size], [])
+        yield batch(rest[i : i + size], [], [])
     files = sorted(in_files | in_notes | set(by_file))
     step = size * FILES_PER_ENTITY
     for i in range(0, len(files), step):
-        yield batch([], files[i : i + step])
+        yield batch([], files[i : i + step], [])
 
 
 def _write(

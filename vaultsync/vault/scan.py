@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -156,18 +156,19 @@ class _Scanner:
         note = self.read(f"{rel_dir}/{name}.md", "entity") if has_note and not self.listing else None
         entity = VaultEntity(rel, note)
         if has_facts:
-            facts_dir = f"{rel_dir}/{FACTS_DIR}"
-            for entry in self.entries(facts_dir):
-                path = f"{facts_dir}/{entry.name}"
-                if not entry.is_file(follow_symlinks=False) or not entry.name.endswith(".md"):
-                    continue
-                if self.skip_copy(path):
-                    continue
+            for path, stem in self.fact_notes(f"{rel_dir}/{FACTS_DIR}"):
                 fact_note = None if self.listing else self.read(path, "fact")
                 if fact_note:
-                    entity.facts[entry.name[:-3]] = fact_note
+                    entity.facts[stem] = fact_note
         if not self.listing:
             self.scan.entities[rel] = entity
+
+    def fact_notes(self, facts_dir: str) -> Iterator[tuple[str, str]]:
+        """(path, name) of each fact note in ``facts_dir``, conflict copies and other programs' copies aside."""
+        for entry in self.entries(facts_dir):
+            path = f"{facts_dir}/{entry.name}"
+            if entry.is_file(follow_symlinks=False) and entry.name.endswith(".md") and not self.skip_copy(path):
+                yield path, entry.name[:-3]
 
     def candidate(self, rel_path: str) -> None:
         if self.skip_copy(rel_path):
@@ -213,6 +214,13 @@ def list_vault(root: Path, layout: VaultLayout) -> VaultListing:
     return VaultListing(
         scanner.found, list(found.files), found.conflict_copies, found.foreign, found.problems, found.leftovers
     )
+
+
+def list_fact_notes(root: Path, layout: VaultLayout, rels: Iterable[str]) -> dict[str, set[str]]:
+    """The names of the fact notes of each entity in ``rels``, found as a scan finds them, none read: what
+    pairs an entity folder the person moved with the one it left."""
+    scanner = _Scanner(root, layout, listing=True)
+    return {rel: {name for _, name in scanner.fact_notes(f"{layout.entity_dir(rel)}/{FACTS_DIR}")} for rel in rels}
 
 
 def _walk(scanner: _Scanner) -> _Scanner:
