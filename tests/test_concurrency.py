@@ -996,6 +996,52 @@ def test_a_replaced_file_nobody_wrote_to_settles_quietly(tmp_path: Path) -> None
         os.fstat(replaced.fd)
 
 
+def test_a_line_written_to_a_deleted_note_brings_it_back(tmp_path: Path) -> None:
+    """The pass deletes a note an instant after a writer opened it, and the writer's line lands after: the
+    note comes back as the writer left it, and the deletion counts as abandoned."""
+    target = tmp_path / "facts" / "f001.md"
+    target.parent.mkdir()
+    target.write_bytes(b"old\n")
+    late = target.open("ab")
+    deleted = fs.remove_checked(target, b"old\n", keep={tmp_path})
+    assert deleted is not None and not target.exists() and not target.parent.exists()
+    late.write(b"a line written as the note went\n")
+    late.close()
+
+    with pytest.raises(fs.FileChanged) as raised:
+        fs.settle(deleted)
+
+    assert not isinstance(raised.value, fs.WrittenLate)
+    assert target.read_bytes() == b"old\na line written as the note went\n"
+
+
+def test_a_late_write_to_a_deleted_note_made_anew_is_handed_back(tmp_path: Path) -> None:
+    target = tmp_path / "note.md"
+    target.write_bytes(b"old\n")
+    late = target.open("ab")
+    deleted = fs.remove_checked(target, b"old\n", keep={tmp_path})
+    assert deleted is not None
+    target.write_bytes(b"a new note of the same name\n")
+    late.write(b"late\n")
+    late.close()
+
+    with pytest.raises(fs.WrittenLate) as raised:
+        fs.settle(deleted)
+
+    assert raised.value.data == b"old\nlate\n"
+    assert target.read_bytes() == b"a new note of the same name\n"
+
+
+def test_a_deletion_nobody_wrote_to_stays_done(tmp_path: Path) -> None:
+    target = tmp_path / "note.md"
+    target.write_bytes(b"old\n")
+    deleted = fs.remove_checked(target, b"old\n", keep={tmp_path})
+    assert deleted is not None
+    fs.settle(deleted)
+    assert not target.exists()
+    assert fs.remove_checked(target, b"old\n", keep={tmp_path}) is None, "a file already gone is no deletion"
+
+
 # Run in a child before vaultsync: open ``note`` for appending just before the pass swaps its new version in, and
 # write ``line`` through that handle once the pass opens ``trigger`` (a later write of the same pass).
 LATE_BOOT = r"""

@@ -140,16 +140,16 @@ def _create(tmp: Path, flag: int, mode: int) -> int:
 
 @dataclass
 class Replaced:
-    """A file a pass just replaced, still open.
+    """A file a pass just replaced or deleted, still open.
 
-    A writer that opened the file an instant before the swap (an agent's open, append, close; Obsidian's save in
-    place) writes into this one after it, where nothing would read it again; ``settle`` looks once more.
+    A writer that opened the file an instant before (an agent's open, append, close; Obsidian's save in place)
+    writes into this one after it, where nothing would read it again; ``settle`` looks once more.
     """
 
     path: Path
     fd: int
     seen: bytes  # what the compare-and-swap read through ``fd``
-    ours: bytes  # what the pass put at ``path``
+    ours: bytes | None  # what the pass put at ``path``; None when it deleted the file
 
 
 class WrittenLate(FileChanged):
@@ -205,12 +205,13 @@ def put(tmp: Path, path: Path, expected: bytes | object | None = ..., ours: byte
 
 
 def settle(replaced: Replaced) -> None:
-    """Close a replaced file; if a write reached it after the swap, put that write back at its name.
+    """Close a replaced or deleted file; if a write reached it after the swap, put that write back at its name.
 
-    The note then holds what it would have held had the pass not written: the late writer's version, followed
-    by whatever was appended to the pass's version since. FileChanged says the pass's write was undone (its
-    unit waits for the next pass, which merges the two); WrittenLate that the note was rewritten since, so the
-    late version could not go back and the caller must keep it elsewhere.
+    The name then holds what it would have held had the pass not written: the late writer's version, followed
+    by whatever was appended to the pass's version since (a deleted file comes back as the late writer left
+    it). FileChanged says the pass's write was undone (its unit waits for the next pass, which merges the two);
+    WrittenLate that the name was written anew since, so the late version could not go back and the caller
+    must keep it elsewhere.
     """
     try:
         late = _read_fd(replaced.fd)
@@ -218,14 +219,18 @@ def settle(replaced: Replaced) -> None:
         os.close(replaced.fd)
     if late == replaced.seen:
         return
-    for _ in range(3):  # each retry means yet another write to the note meanwhile
+    ours = replaced.ours
+    for _ in range(3):  # each retry means yet another write to the name meanwhile
         current = read_or_none(replaced.path)
-        if current is None or not current.startswith(replaced.ours):
+        if ours is None and current is None:
+            back, expected = late, None
+        elif ours is not None and current is not None and current.startswith(ours):
+            back, expected = late + current[len(ours) :], current
+        else:
             break
-        back = late + current[len(replaced.ours) :]
         tmp = stage(replaced.path, back)
         try:
-            again = put(tmp, replaced.path, current, back)
+            again = put(tmp, replaced.path, expected, back)
         except FileChanged:
             continue
         finally:
@@ -356,25 +361,34 @@ def atomic_write(path: Path, data: bytes, expected: bytes | object | None = ...)
     _fsync_dir(path.parent)
 
 
-def remove_checked(path: Path, expected: bytes | None, keep: Collection[Path] = ()) -> None:
+def remove_checked(path: Path, expected: bytes | None, keep: Collection[Path] = ()) -> Replaced | None:
     """Delete ``path`` only if it still holds ``expected``; a file edited since the scan is kept.
 
-    Folders the deletion leaves empty go too, so a deleted entity leaves no husk, up to but not including any
-    folder in ``keep`` (the roots and the PARA and daily folders, which the safety checks expect to exist).
+    The deleted file is returned still open, for ``settle``: a writer that opened it just before the unlink
+    wrote after it into a file no name leads to. Folders the deletion leaves empty go too, so a deleted entity
+    leaves no husk, up to but not including any folder in ``keep`` (the roots and the PARA and daily folders,
+    which the safety checks expect to exist).
     """
-    current = read_or_none(path)
-    if current is None:
-        return
-    if expected is not None and current != expected:
-        raise FileChanged(str(path))
-    path.unlink()
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        current = _read_fd(fd)
+        if (expected is not None and current != expected) or os.stat(path).st_ino != os.fstat(fd).st_ino:
+            raise FileChanged(str(path))
+        path.unlink()
+    except BaseException:
+        os.close(fd)
+        raise
     folder = path.parent
     while folder not in keep and folder != folder.parent:
         try:
             folder.rmdir()
         except OSError:
-            return
+            break
         folder = folder.parent
+    return Replaced(path, fd, current, None)
 
 
 @contextlib.contextmanager

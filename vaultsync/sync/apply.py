@@ -36,8 +36,8 @@ ORDER = {
     ("memory", "delete"): 2,
 }
 CHANGED_MEANWHILE = "changed while the pass ran; left as it is for the next pass"
-# Replaced files held open for a last look (``fs.settle``), the oldest settled first once there are more: a pass
-# may write tens of thousands of files, and each held file is an open descriptor.
+# Replaced and deleted files held open for a last look (``fs.settle``), the oldest settled first once there are
+# more: a pass may write tens of thousands of files, and each held file is an open descriptor.
 HOLD = 64
 
 
@@ -64,7 +64,7 @@ def apply_plan(plan: Plan, trash_dir: Path, progress: Progress | None = None) ->
     Folder moves come first: a write staged into a moved entity's new folder would otherwise create that folder
     and block the move. The first flush makes the new contents durable before any rename exposes them (no empty
     note after a power cut); the second makes the renames durable before the caller records the new base. The
-    files the writes replaced get their last look after the second flush, which gives a writer caught between
+    files the pass replaced or deleted get their last look after the second flush, which gives a writer caught between
     opening a file and writing to it time to finish; a write found there is put back and flushed too.
     """
     applied = Applied()
@@ -169,7 +169,7 @@ def _carry_out(action: Action, tmp: Path | None, trash_dir: Path, keep_dirs: set
     elif action.op == "delete":
         if action.side == "memory":
             _trash(action, trash_dir)
-        remove_checked(action.path, action.expected, keep_dirs)
+        return remove_checked(action.path, action.expected, keep_dirs)
     elif action.op == "move":
         assert action.dest is not None
         if action.dest.exists():
