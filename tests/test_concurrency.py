@@ -1043,10 +1043,11 @@ def test_a_deletion_nobody_wrote_to_stays_done(tmp_path: Path) -> None:
 
 
 # Run in a child before vaultsync: open ``note`` for appending just before the pass swaps its new version in, and
-# write ``line`` through that handle once the pass opens ``trigger`` (a later write of the same pass).
+# write ``line`` through that handle once the pass opens ``trigger`` (a later write of the same pass); then, if
+# ``anew`` is not empty, save ``anew`` over the note by its name, as an editor would.
 LATE_BOOT = r"""
 import sys
-note, trigger, line = sys.argv[1:4]
+note, trigger, line, anew = sys.argv[1:5]
 state = {}
 def hook(event, args):
     if event == "vaultsync.exchange" and args[1] == note and "handle" not in state:
@@ -1055,10 +1056,28 @@ def hook(event, args):
         handle, state["handle"] = state["handle"], None
         handle.write(line)
         handle.close()
+        if anew:
+            with open(note, "w", encoding="utf-8") as again:
+                again.write(anew)
 sys.addaudithook(hook)
 from vaultsync.cli import main
-sys.exit(main(sys.argv[4:]))
+sys.exit(main(sys.argv[5:]))
 """
+
+
+def late_pass(env: Env, note: Path, trigger: Path, line: str, anew: str = "") -> dict[str, Any]:
+    """One ``vaultsync sync`` run with LATE_BOOT; its JSON report."""
+    argv = ["sync", "--json", "--config", str(env.config_path)]
+    run = subprocess.run(
+        [sys.executable, "-c", LATE_BOOT, str(note), str(trigger), line, anew, *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.stderr == "", run.stderr
+    report: dict[str, Any] = json.loads(run.stdout)
+    return report
 
 
 @pytest.mark.skipif(fs.renameat2() is None, reason="no atomic exchange of names on this system")
@@ -1071,19 +1090,11 @@ def test_a_line_written_through_a_handle_opened_before_the_swap_is_kept(env: Env
     note = env.note(DAY_NOTE)
     before = note.read_text(encoding="utf-8")
     late_line = "- 18:02 Nora: the late line\n"
-    trigger = env.items_path(SARAH)
-    argv = ["sync", "--json", "--config", str(env.config_path)]
-    run = subprocess.run(
-        [sys.executable, "-c", LATE_BOOT, str(note), str(trigger), late_line, *argv],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
-    report = json.loads(run.stdout)
+    report = late_pass(env, note, env.items_path(SARAH), late_line)
+
     problems = [(p["path"], p["message"]) for p in report["problems"]]
-    assert problems == [(DAY_NOTE, WARNED_CHANGED)], run.stdout
+    assert problems == [(DAY_NOTE, WARNED_CHANGED)], report
     assert note.read_text(encoding="utf-8") == before + late_line, "the late line is not back in the note"
     assert env.fact(SARAH, "sarah-chen-004")["fact"] == NEW_TEXT
 
@@ -1097,3 +1108,28 @@ def test_a_line_written_through_a_handle_opened_before_the_swap_is_kept(env: Env
     head = env.head()
     assert env.sync().actions == [] and env.head() == head
     check_repository(env)
+
+
+@pytest.mark.skipif(fs.renameat2() is None, reason="no atomic exchange of names on this system")
+def test_a_late_line_to_a_note_saved_anew_since_goes_to_the_trash_and_is_named(env: Env) -> None:
+    """As above, and the editor then saves the whole note by its name: the late version cannot go back under the
+    name without undoing that save, so it is kept in the trash and the warning says where."""
+    _append(env.mem_file(DAY_FILE), AGENT_LINE)
+    set_body(_fact_path(env), NEW_TEXT + "\n")
+    note = env.note(DAY_NOTE)
+    before = note.read_text(encoding="utf-8")
+    late_line = "- 18:02 Nora: the late line\n"
+    saved = before + "- 18:03 Nora: saved over it\n"
+
+    report = late_pass(env, note, env.items_path(SARAH), late_line, anew=saved)
+
+    [problem] = report["problems"]
+    assert problem["path"] == DAY_NOTE and problem["severity"] == "warning", problem
+    kept = Path(problem["message"].rpartition("that version is in ")[2])
+    assert kept.read_text(encoding="utf-8") == before + late_line
+    assert kept.is_relative_to(env.vault / ".vaultsync/trash")
+    assert note.read_text(encoding="utf-8") == saved, "the save made since was undone"
+    env.sync()
+    assert "- 18:03 Nora: saved over it\n" in env.mem_file(DAY_FILE).read_text(encoding="utf-8") + "".join(
+        c.read_text(encoding="utf-8") for c in conflict_copies(note)
+    )

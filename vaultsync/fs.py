@@ -228,13 +228,16 @@ def settle(replaced: Replaced) -> None:
             back, expected = late + current[len(ours) :], current
         else:
             break
-        tmp = stage(replaced.path, back)
         try:
-            again = put(tmp, replaced.path, expected, back)
+            tmp = stage(replaced.path, back)
+            try:
+                again = put(tmp, replaced.path, expected, back)
+            finally:
+                tmp.unlink(missing_ok=True)
         except FileChanged:
             continue
-        finally:
-            tmp.unlink(missing_ok=True)
+        except OSError as exc:  # the late version must not live only in this process
+            raise WrittenLate(str(replaced.path), late) from exc
         if again:
             settle(again)
         raise FileChanged(str(replaced.path))

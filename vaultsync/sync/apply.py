@@ -134,30 +134,33 @@ def _attempt(
 
 
 def _settle(applied: Applied, replaced: Replaced, action: Action, trash_dir: Path) -> bool:
-    """The last look at a file a write replaced; True when a late write to it was put back at its name."""
+    """The last look at a file the pass replaced or deleted; True when a late write to it was put back."""
     try:
         settle(replaced)
     except WrittenLate as exc:
         kept = trash_dir / "late" / action.shown
-        kept.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(kept, exc.data)
-        _undone(
-            applied,
-            action,
-            f"was written to as the pass replaced it, and rewritten since; that version is kept in {kept}",
-        )
+        try:
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(kept, exc.data)
+        except OSError as error:
+            why = f"was written to as the pass replaced it; that version could not be kept: {error}"
+            _undone(applied, action, why, Severity.ERROR)
+        else:
+            _undone(
+                applied, action, f"was written to as the pass replaced it, and anew since; that version is in {kept}"
+            )
     except FileChanged:
         _undone(applied, action, CHANGED_MEANWHILE)
         return True
     except OSError as exc:
-        _undone(applied, action, f"could not be checked after it was written: {exc.strerror or exc}")
+        _undone(applied, action, f"could not be checked after it was written: {exc.strerror or exc}", Severity.ERROR)
     return False
 
 
-def _undone(applied: Applied, action: Action, why: str) -> None:
+def _undone(applied: Applied, action: Action, why: str, severity: Severity = Severity.WARNING) -> None:
     """A write that no longer stands: its unit keeps its old base, and the next pass merges what is there."""
     applied.done.remove(action)
-    _failed(applied, action, why, Severity.WARNING)
+    _failed(applied, action, why, severity)
 
 
 def _carry_out(action: Action, tmp: Path | None, trash_dir: Path, keep_dirs: set[Path]) -> Replaced | None:
