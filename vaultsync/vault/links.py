@@ -101,15 +101,17 @@ class LinkIndex:
     """Knows every note name vaultsync renders, to decide when a bare name is ambiguous."""
 
     def __init__(self, note_paths: Iterable[str], more: Counter[str] | None = None) -> None:
-        """``more``: stems of further notes, already counted (a scoped pass's unread notes)."""
+        """``more``: stems of further notes, already counted (a scoped pass's unread notes, every note of a
+        batched pass). It is looked into, not copied (it holds a name per note of the vault, and a batched pass
+        plans a hundred batches against it), so it must not change while this index is in use."""
         self._counts = Counter(map(note_stem, note_paths))
-        if more:
-            self._counts.update(more)
+        self._more: Counter[str] = more if more is not None else Counter()
 
     def link(self, note_path: str, display: str | None = None) -> str:
         stem = note_path.removesuffix(".md")
         name = stem.rsplit("/", 1)[-1]
-        target = name if self._counts[fold(name)] <= 1 else stem
+        folded = fold(name)
+        target = name if self._counts[folded] + self._more[folded] <= 1 else stem
         alias = _alias(display) if display else ""
         if alias and alias != target:
             return f"[[{target}|{alias}]]"
