@@ -966,15 +966,26 @@ def test_a_line_appended_to_the_replaced_file_is_put_back(tmp_path: Path) -> Non
     assert [p.name for p in tmp_path.iterdir()] == [target.name], "a staged file was left behind"
 
 
-def test_a_late_write_to_a_note_rewritten_since_is_handed_back(tmp_path: Path) -> None:
-    """The replaced file got a late line and the note was rewritten whole since: both versions stay, the late one
-    with the caller, which keeps it where the person can find it."""
+def _replaced(target: Path) -> fs.Replaced | None:
+    return fs.put(fs.stage(target, b"new\n"), target, b"old\n", b"new\n")
+
+
+def _deleted(target: Path) -> fs.Replaced | None:
+    return fs.remove_checked(target, b"old\n", keep={target.parent})
+
+
+@pytest.mark.parametrize("done", [_replaced, _deleted], ids=["replaced", "deleted"])
+def test_a_late_write_to_a_note_saved_anew_since_is_handed_back(
+    tmp_path: Path, done: Callable[[Path], fs.Replaced | None]
+) -> None:
+    """The file the pass replaced or deleted got a late line, and the note was saved anew by its name since:
+    both versions stay, the late one with the caller, which keeps it where the person can find it."""
     target = tmp_path / "note.md"
     target.write_bytes(b"old\n")
     late = target.open("ab")
-    replaced = fs.put(fs.stage(target, b"new\n"), target, b"old\n", b"new\n")
+    replaced = done(target)
     assert replaced is not None
-    target.write_bytes(b"rewritten by the person\n")  # Obsidian's save in place, over the pass's version
+    target.write_bytes(b"saved by the person\n")  # Obsidian's save, by the note's name
     late.write(b"late\n")
     late.close()
 
@@ -982,7 +993,7 @@ def test_a_late_write_to_a_note_rewritten_since_is_handed_back(tmp_path: Path) -
         fs.settle(replaced)
 
     assert raised.value.data == b"old\nlate\n"
-    assert target.read_bytes() == b"rewritten by the person\n"
+    assert target.read_bytes() == b"saved by the person\n"
 
 
 def test_a_replaced_file_nobody_wrote_to_settles_quietly(tmp_path: Path) -> None:
@@ -1013,23 +1024,6 @@ def test_a_line_written_to_a_deleted_note_brings_it_back(tmp_path: Path) -> None
 
     assert not isinstance(raised.value, fs.WrittenLate)
     assert target.read_bytes() == b"old\na line written as the note went\n"
-
-
-def test_a_late_write_to_a_deleted_note_made_anew_is_handed_back(tmp_path: Path) -> None:
-    target = tmp_path / "note.md"
-    target.write_bytes(b"old\n")
-    late = target.open("ab")
-    deleted = fs.remove_checked(target, b"old\n", keep={tmp_path})
-    assert deleted is not None
-    target.write_bytes(b"a new note of the same name\n")
-    late.write(b"late\n")
-    late.close()
-
-    with pytest.raises(fs.WrittenLate) as raised:
-        fs.settle(deleted)
-
-    assert raised.value.data == b"old\nlate\n"
-    assert target.read_bytes() == b"a new note of the same name\n"
 
 
 def test_a_deletion_nobody_wrote_to_stays_done(tmp_path: Path) -> None:
