@@ -378,8 +378,14 @@ def remove_checked(path: Path, expected: bytes | None, keep: Collection[Path] = 
         return None
     try:
         current = _read_fd(fd)
-        if (expected is not None and current != expected) or os.stat(path).st_ino != os.fstat(fd).st_ino:
+        if expected is not None and current != expected:
             raise FileChanged(str(path))
+        try:
+            if os.stat(path).st_ino != os.fstat(fd).st_ino:
+                raise FileChanged(str(path))  # another file renamed in since it was read
+        except FileNotFoundError:
+            os.close(fd)
+            return None  # deleted meanwhile by someone else: what the pass wanted
         path.unlink()
     except BaseException:
         os.close(fd)
