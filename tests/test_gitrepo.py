@@ -316,3 +316,4 @@ def test_small_commits_built_by_editing_trees_hold_what_the_files_hold(
         assert _git(vault, "status", "--porcelain") == ""
     assert _git(vault, "fsck", "--strict", "--no-progress") == ""
     assert (vault / ".git" / "vaultsync-index.head").read_text() == marker, "small commits used the private index"
+    assert not list((vault / ".git").glob("vaultsync-trees/*")), "tree bodies left behind"

@@ -37,6 +37,7 @@ PASSING = (
     "updating files failed",
 )
 PRIVATE_INDEX = "vaultsync-index"
+TREES_DIR = "vaultsync-trees"  # tree objects on their way into git (see ``_store_trees``)
 HEAD_RETRIES = 5
 COPY_ENTRIES_MIN = 500
 TREE_EDIT_MAX = 200  # commits of up to this many paths edit HEAD's trees instead of using the private index
@@ -332,18 +333,35 @@ class VaultRepo:
             return None  # a tree this module would not write the same way: let git do it
         try:
             root, written = gittree.edit(trees, files)
-            batch = gittree.mktree_input(written)
         except gittree.NotEditable:
             return None
         if root.hex() == old:
             return old, old
-        try:
-            made = self._git("mktree", "--batch", stdin=batch).split()
-        except GitFailed:
-            made = []
-        if made != [oid.hex() for oid, _ in written]:
+        if self._store_trees(written) != [oid.hex() for oid, _ in written]:
             return None  # git disagrees with the trees computed here: let the index build it
         return root.hex(), old
+
+    def _store_trees(self, written: list[tuple[bytes, bytes]]) -> list[str]:
+        """Store the trees ``written`` (id, body); the ids git gave them, or [] when it refused.
+
+        ``hash-object -t tree`` checks a tree's format, where ``mktree`` would also look up the type of every
+        entry's object: at 50k facts, 976 lookups for the people folder alone, 10-30 ms a commit. The bodies go
+        through files named by their ids, so two writers of one name write the same bytes.
+        """
+        folder = self.git_dir / TREES_DIR
+        paths: list[Path] = []
+        try:
+            folder.mkdir(exist_ok=True)
+            for oid, body in written:
+                paths.append(folder / oid.hex())
+                paths[-1].write_bytes(body)
+            listing = "".join(f"{path}\n" for path in paths).encode()
+            return self._git("hash-object", "-w", "-t", "tree", "--no-filters", "--stdin-paths", stdin=listing).split()
+        except (OSError, GitFailed):
+            return []
+        finally:
+            for path in paths:
+                path.unlink(missing_ok=True)
 
     def _stage(self, wanted: list[str]) -> None:
         """Bring the real index up to date for ``wanted``; a large commit's new blobs go into pack files.

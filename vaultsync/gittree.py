@@ -21,7 +21,7 @@ ID_BYTES = 20
 
 
 class NotEditable(ValueError):
-    """The change needs something this editor does not do (a file where a folder is, an odd name)."""
+    """The change needs something this editor does not do (a file where a folder is, a link)."""
 
 
 def parse(body: bytes) -> Entries:
@@ -60,8 +60,8 @@ def folders(paths: Iterable[str]) -> list[str]:
     return sorted(found, key=lambda f: (-(f.count("/") + 1) if f else 0, f))
 
 
-def edit(trees: Mapping[str, Entries], files: Mapping[str, bytes | None]) -> tuple[bytes, list[tuple[bytes, Entries]]]:
-    """The new root tree's id and every new tree (id, entries), children before their parents.
+def edit(trees: Mapping[str, Entries], files: Mapping[str, bytes | None]) -> tuple[bytes, list[tuple[bytes, bytes]]]:
+    """The new root tree's id and every new tree (id, body), children before their parents.
 
     ``trees``: the entries of each folder in ``folders(files)`` as the parent commit has it (absent: no such
     folder yet). ``files``: path -> raw blob id of a plain file, or None to remove it. A folder left empty goes.
@@ -74,7 +74,7 @@ def edit(trees: Mapping[str, Entries], files: Mapping[str, bytes | None]) -> tup
             new[folder].pop(name.encode(), None)
         else:
             new[folder][name.encode()] = (FILE, blob)
-    written: list[tuple[bytes, Entries]] = []
+    written: list[tuple[bytes, bytes]] = []
     for folder in folders(files):
         entries = new[folder]
         if not folder:
@@ -82,13 +82,15 @@ def edit(trees: Mapping[str, Entries], files: Mapping[str, bytes | None]) -> tup
         parent, _, name = folder.rpartition("/")
         _check(new[parent], name.encode(), TREE)
         if entries:
-            oid = object_id(encode(entries))
-            written.append((oid, entries))
+            body = encode(entries)
+            oid = object_id(body)
+            written.append((oid, body))
             new[parent][name.encode()] = (TREE, oid)
         else:
             new[parent].pop(name.encode(), None)
-    root = object_id(encode(new[""]))
-    written.append((root, new[""]))
+    body = encode(new[""])
+    root = object_id(body)
+    written.append((root, body))
     return root, written
 
 
@@ -98,16 +100,3 @@ def _check(entries: Entries, name: bytes, mode: bytes) -> None:
         raise NotEditable(f"{name!r} changes between a file and a folder")
     if held is not None and held[0] not in (TREE, FILE):
         raise NotEditable(f"{name!r} is a {held[0]!r} entry (a link, an executable or a submodule)")
-
-
-def mktree_input(written: list[tuple[bytes, Entries]]) -> bytes:
-    """``git mktree --batch`` input writing ``written`` in order; NotEditable for a name it cannot carry."""
-    out = []
-    for _, entries in written:
-        for name, (mode, oid) in sorted(entries.items()):
-            if b"\n" in name or name.startswith(b'"'):
-                raise NotEditable(f"{name!r} needs quoting")
-            kind, shown = KINDS.get(mode, b"blob"), b"040000" if mode == TREE else mode
-            out.append(shown + b" " + kind + b" " + oid.hex().encode() + b"\t" + name + b"\n")
-        out.append(b"\n")
-    return b"".join(out)
