@@ -494,40 +494,42 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
     applied = apply_plan(plan, cfg.state_dir / "trash" / stamp, options.progress)
     report.problems += applied.problems
     report.files_written = sum(1 for a in applied.done if a.op == "write")
-    # Units both sides already agree on but the base does not know (a pass killed after writing, before
-    # committing) are committed now, so nothing stays uncommitted.
-    converged = {
-        layout.note_for_key(k) for k, u in world.units.items() if u.decision and u.decision.outcome is Outcome.CONVERGED
-    }
-    vault_paths = {a.shown for a in applied.done if a.side == "vault"} | converged | earlier
-    agent_changes = [c for c in changes if c.side == "memory"]
-    touched = sorted({scope_of(k) for a in applied.done if a.side == "vault" for k in a.keys})
-    agent = Author(cfg.git.agent_name, cfg.git.agent_email)
-    if not _commit(repo, cfg.vault, vault_paths, message("memory -> vault", agent_changes, touched), agent, report):
-        # Not recording the base keeps these units "converged but unknown", and the list of uncommitted notes
-        # stays: the next pass commits them.
-        return report
-    (cfg.state_dir / UNCOMMITTED).unlink(missing_ok=True)
+    leaving = _leaving(cfg, layout, vault, world.foreign, applied, narrowed, plan.names)
+    try:
+        # Units both sides already agree on but the base does not know (a pass killed after writing, before
+        # committing) are committed now, so nothing stays uncommitted.
+        converged = {
+            layout.note_for_key(k)
+            for k, u in world.units.items()
+            if u.decision and u.decision.outcome is Outcome.CONVERGED
+        }
+        vault_paths = {a.shown for a in applied.done if a.side == "vault"} | converged | earlier
+        agent_changes = [c for c in changes if c.side == "memory"]
+        touched = sorted({scope_of(k) for a in applied.done if a.side == "vault" for k in a.keys})
+        agent = Author(cfg.git.agent_name, cfg.git.agent_email)
+        text = message("memory -> vault", agent_changes, touched)
+        if not _commit(repo, cfg.vault, vault_paths, text, agent, report):
+            # Not recording the base keeps these units "converged but unknown", and the list of uncommitted
+            # notes stays: the next pass commits them.
+            return report
+        (cfg.state_dir / UNCOMMITTED).unlink(missing_ok=True)
 
-    failed = applied.failed_keys | {old for new, old in renamed.items() if new in applied.failed_keys}
-    store.save(
-        {k: v for k, v in plan.upserts.items() if k not in failed},
-        [k for k in plan.deletes if k not in failed],
-        ids=world.ids(),
-        conflicts={c.copy_path: (c.key, c.detail) for c in plan.conflicts} | {p: c[:2] for p, c in carried.items()},
-        resolved=gone,
-        reported=fresh_notes,
-    )
-    report.open_conflicts = sorted(set(report.open_conflicts) | {c.copy_path for c in plan.conflicts})
-    if not applied.failed_keys and _settled(report):
-        carry = None
-        if narrowed:
-            renamed = plan.names != narrowed.context.names
-            carry = snapshot.Carry(narrowed.seen, narrowed.scope.reads(layout), narrowed.context.inside, renamed)
-        standing = [p for p in report.problems if p.standing]
-        walk = moved_walk(walk, moves)
-        _record(cfg, walk, mem, vault, world.foreign, applied, report.open_conflicts, plan.names, standing, carry)
-    return report
+        failed = applied.failed_keys | {old for new, old in renamed.items() if new in applied.failed_keys}
+        store.save(
+            {k: v for k, v in plan.upserts.items() if k not in failed},
+            [k for k in plan.deletes if k not in failed],
+            ids=world.ids(),
+            conflicts={c.copy_path: (c.key, c.detail) for c in plan.conflicts} | {p: c[:2] for p, c in carried.items()},
+            resolved=gone,
+            reported=fresh_notes,
+        )
+        report.open_conflicts = sorted(set(report.open_conflicts) | {c.copy_path for c in plan.conflicts})
+        if not applied.failed_keys and _settled(report):
+            standing = [p for p in report.problems if p.standing]
+            _record(cfg, moved_walk(walk, moves), mem, applied, report.open_conflicts, plan.names, standing, leaving)
+        return report
+    finally:
+        leaving.wait()
 
 
 def _settled(report: Report) -> bool:
@@ -536,17 +538,67 @@ def _settled(report: Report) -> bool:
     return not report.stopped and all(p.severity is Severity.NOTE or p.standing for p in report.problems)
 
 
+@dataclass
+class Leaving:
+    """The vault as a pass leaves it, for the snapshot a settled pass records: each note's bytes, the notes in
+    synced places it leaves alone, and, for a scoped pass, what it keeps of the snapshot it started from and the
+    snapshot index being brought up to it while the pass commits."""
+
+    notes: dict[str, bytes]
+    left_alone: list[str]
+    carry: snapshot.Carry | None = None
+    patch: snapshot.IndexPatch | None = None
+    _blobs: dict[str, str] | None = None
+
+    def blobs(self) -> dict[str, str]:
+        if self._blobs is None:
+            self._blobs = {path: snapshot.blob_id(data) for path, data in self.notes.items()}
+        return self._blobs
+
+    def wait(self) -> None:
+        if self.patch is not None:
+            self.patch.suspects()
+
+
+def _leaving(
+    cfg: Config,
+    layout: VaultLayout,
+    vault: VaultScan,
+    foreign: Iterable[str],
+    applied: Applied,
+    narrowed: Narrowed | None,
+    names: dict[str, Names],
+) -> Leaving:
+    notes = {n.path: n.raw for n in vault.files.values()}
+    for entity in vault.entities.values():
+        notes |= {n.path: n.raw for n in entity.facts.values()}
+        if entity.note:
+            notes[entity.note.path] = entity.note.raw
+    for action in applied.done:
+        if action.side == "vault" and action.op == "write":
+            notes[action.shown] = action.data
+        elif action.side == "vault":
+            notes.pop(action.shown, None)
+    leaving = Leaving(notes, [*vault.conflict_copies, *vault.foreign, *foreign])
+    if narrowed is not None and not applied.failed_keys:
+        renamed = names != narrowed.context.names
+        carry = snapshot.Carry(narrowed.seen, narrowed.scope.reads(layout), narrowed.context.inside, renamed)
+        # changed copies elsewhere (a resolved one is gone): as they are now
+        leaving.left_alone += [p for p in carry.seen.vault if not carry.read(p) and (cfg.vault / p).exists()]
+        leaving.carry = carry
+        leaving.patch = snapshot.IndexPatch(cfg, carry, leaving.blobs(), leaving.left_alone)
+    return leaving
+
+
 def _record(
     cfg: Config,
     walk: snapshot.MemoryWalk,
     mem: MemoryScan,
-    vault: VaultScan,
-    foreign: Iterable[str],
     applied: Applied,
     open_: list[str],
     names: dict[str, Names],
     standing: list[Problem],
-    carry: snapshot.Carry | None,
+    leaving: Leaving,
 ) -> None:
     read = {f.mem_path: f.raw for f in mem.files.values()}
     for entity in mem.entities.values():
@@ -554,23 +606,7 @@ def _record(
             read[f"life/{entity.rel}/items.json"] = entity.items_raw
         if entity.summary is not None:
             read[f"life/{entity.rel}/summary.md"] = entity.summary.raw
-    notes = {n.path: n.raw for n in vault.files.values()}
-    for entity in vault.entities.values():
-        notes |= {n.path: n.raw for n in entity.facts.values()}
-        if entity.note:
-            notes[entity.note.path] = entity.note.raw
-    written: dict[str, bytes | None] = {}
-    for action in applied.done:
-        data = action.data if action.op == "write" else None
-        if action.side == "memory":
-            written[action.shown] = data
-        elif data is None:
-            notes.pop(action.shown, None)
-        else:
-            notes[action.shown] = data
-    left_alone = [*vault.conflict_copies, *vault.foreign, *foreign]
-    if carry is not None:  # changed copies elsewhere (a resolved one is gone): as they are now
-        left_alone += [p for p in carry.seen.vault if not carry.read(p) and (cfg.vault / p).exists()]
+    written = {a.shown: a.data if a.op == "write" else None for a in applied.done if a.side == "memory"}
     entities = {rel: [name, list(aliases)] for rel, (name, aliases) in names.items()}
-    blobs = {path: snapshot.blob_id(data) for path, data in notes.items()}
-    snapshot.record(cfg, walk, written, read, blobs, left_alone, open_, entities, standing, carry)
+    blobs, left_alone, carry, patch = leaving.blobs(), leaving.left_alone, leaving.carry, leaving.patch
+    snapshot.record(cfg, walk, written, read, blobs, left_alone, open_, entities, standing, carry, patch)
