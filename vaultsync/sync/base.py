@@ -15,12 +15,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vaultsync.names import fold
+
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS units (key TEXT PRIMARY KEY, data BLOB NOT NULL, extra TEXT NOT NULL DEFAULT '{}');
+CREATE TABLE IF NOT EXISTS units (
+    key TEXT PRIMARY KEY, data BLOB NOT NULL, extra TEXT NOT NULL DEFAULT '{}', stem TEXT
+);
 CREATE TABLE IF NOT EXISTS ids (entity TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (entity, id));
 CREATE TABLE IF NOT EXISTS conflicts (path TEXT PRIMARY KEY, key TEXT NOT NULL, detail TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS reported (path TEXT PRIMARY KEY);
 """
+# A fact note's name as wiki-links compare names (``fact_stem``), indexed so that a scoped pass can count the
+# notes sharing a name without reading every key (53,000 at 50k facts).
+STEMS = "CREATE INDEX IF NOT EXISTS units_stem ON units (stem) WHERE stem IS NOT NULL"
+FACTS = "key >= 'fact:' AND key < 'fact;'"  # every fact unit's key, as a range of the primary key
+
+
+def fact_stem(key: str) -> str | None:
+    """The name of a fact unit's note in the form two names collide in (``note_stem`` of ``fact_note``);
+    None for other units, whose note names a scoped pass counts from their keys."""
+    return fold(key.partition("#")[2]) if key.startswith("fact:") else None
 
 
 @dataclass
@@ -47,6 +61,16 @@ class BaseStore:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(path)
         self.db.executescript(SCHEMA)
+        if not self.stems():  # a base from before fact note names were kept: named once, in one transaction
+            with self.db:
+                self.db.execute("ALTER TABLE units ADD COLUMN stem TEXT")
+                keys = self.db.execute(f"SELECT key FROM units WHERE {FACTS}").fetchall()
+                self.db.executemany("UPDATE units SET stem = ? WHERE key = ?", ((fact_stem(k), k) for (k,) in keys))
+        self.db.execute(STEMS)
+
+    def stems(self) -> bool:
+        """Whether this base keeps fact note names (a read-only one from before cannot be given them)."""
+        return any(row[1] == "stem" for row in self.db.execute("PRAGMA table_info(units)"))
 
     def close(self) -> None:
         self.db.close()
@@ -82,11 +106,33 @@ class BaseStore:
 
     def facts(self) -> Iterator[tuple[str, bytes]]:
         """Every fact unit's key and JSON, one row at a time: at 200k facts they would not fit in memory twice."""
-        for key, data in self.db.execute("SELECT key, data FROM units WHERE key >= 'fact:' AND key < 'fact;'"):
+        for key, data in self.db.execute(f"SELECT key, data FROM units WHERE {FACTS}"):
             yield key, bytes(data)
 
     def keys(self) -> list[str]:
         return [key for (key,) in self.db.execute("SELECT key FROM units")]
+
+    def count(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM units").fetchone()[0])
+
+    def keys_of(self, rels: Iterable[str], files: Iterable[str]) -> list[str]:
+        """The keys of the units of entities ``rels`` and of memory files ``files``, without reading the others."""
+        found = []
+        for rel in rels:
+            # Every key starting "fact:<rel>#": '$' follows '#', and the order is that of the UTF-8 bytes.
+            query = "SELECT key FROM units WHERE key >= ? AND key < ?"
+            found += [key for (key,) in self.db.execute(query, (f"fact:{rel}#", f"fact:{rel}$"))]
+            found += [key for (key,) in self.db.execute("SELECT key FROM units WHERE key = ?", (f"entity:{rel}",))]
+        for path in files:
+            found += [key for (key,) in self.db.execute("SELECT key FROM units WHERE key = ?", (f"file:{path}",))]
+        return found
+
+    def file_keys(self) -> list[str]:
+        return [key for (key,) in self.db.execute("SELECT key FROM units WHERE key >= 'file:' AND key < 'file;'")]
+
+    def stem_count(self, stem: str) -> int:
+        """How many fact notes are named ``stem`` (``fact_stem``)."""
+        return int(self.db.execute("SELECT count(*) FROM units WHERE stem = ?", (stem,)).fetchone()[0])
 
     def ids(self, entities: Iterable[str] | None = None) -> dict[str, set[str]]:
         """Fact ids each entity has used, so a new fact never gets one again; all entities', or ``entities``'."""
@@ -125,8 +171,8 @@ class BaseStore:
         with self.db if commit else contextlib.nullcontext():
             self.db.executemany("DELETE FROM units WHERE key = ?", ((k,) for k in deletes))
             self.db.executemany(
-                "INSERT OR REPLACE INTO units (key, data, extra) VALUES (?, ?, ?)",
-                ((k, e.data, json.dumps(e.extra, ensure_ascii=False)) for k, e in upserts.items()),
+                "INSERT OR REPLACE INTO units (key, data, extra, stem) VALUES (?, ?, ?, ?)",
+                ((k, e.data, json.dumps(e.extra, ensure_ascii=False), fact_stem(k)) for k, e in upserts.items()),
             )
             self.db.executemany("INSERT OR IGNORE INTO ids (entity, id) VALUES (?, ?)", ids)
             self.db.executemany(

@@ -250,15 +250,18 @@ def run_full(
 
 @dataclass
 class BaseKeys:
-    """Every base key (400k at 200k facts), read once a pass and shared by its scoped attempts, with what
-    ``missing_places`` finds for them, looked up at most once."""
+    """What a scoped pass needs of the base besides its own units, shared by its attempts: the memory paths of
+    its file units, how many units it holds, and what ``missing_places`` finds for all of them (400k keys at
+    200k facts), looked up at most once."""
 
-    keys: list[str]
+    store: BaseStore
+    files: list[str]
+    units: int
     missing: str | None = None
 
     def missing_places(self, cfg: Config, layout: VaultLayout) -> str:
         if self.missing is None:
-            self.missing = missing_places(cfg, layout, self.keys)
+            self.missing = missing_places(cfg, layout, self.store.keys())
         return self.missing
 
 
@@ -285,14 +288,15 @@ def _narrow(
     entities = snapshot.entities(cfg, seen) if first is None else first.context.names
     if entities is None:
         return None
-    base = BaseKeys(store.keys()) if first is None else first.base
-    keys = base.keys
-    scope = narrow(seen, layout, keys, entities)
+    if not store.stems():
+        return None  # a read-only look (--dry-run) at a base from an older version
+    base = first.base if first else BaseKeys(store, [key[len("file:") :] for key in store.file_keys()], store.count())
+    scope = narrow(seen, layout, base.files, entities)
     if scope is None or crowded(scope.created, cfg.life, cfg.vault, layout):
         return None
     scope = replace(scope, rels=scope.rels | set(more))
-    context = Context(scope, layout, keys, entities, store.facts, first.context.naming if first else None)
-    return Narrowed(seen, scope, context, len(keys) - len(context.keys), base)
+    context = Context(scope, layout, store, entities, base.files, first.context.naming if first else None)
+    return Narrowed(seen, scope, context, base.units - len(context.keys), base)
 
 
 def _standing_unread(cfg: Config, layout: VaultLayout, narrowed: Narrowed) -> list[Problem]:

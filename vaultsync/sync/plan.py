@@ -8,6 +8,7 @@ re-formatting never causes a rewrite.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -192,7 +193,12 @@ class Planner:
                 return
             self.plan.names = dict(sorted(self.context.named(own).items()))  # the order a full pass has
             links = self.context.links(note_paths)
-        entity_links = {rel: links.link(self.layout.entity_note(rel), n) for rel, (n, _) in self.plan.names.items()}
+        names = self.plan.names
+
+        @functools.cache
+        def entity_link(rel: str) -> str:  # asked only for the entities named (a scoped pass reads a few)
+            return links.link(self.layout.entity_note(rel), names[rel][0])
+
         matcher = MentionMatcher(_mention_names(self.plan.names))
 
         for rel in rels:
@@ -202,7 +208,7 @@ class Planner:
             for note, record in facts.items():
                 text = record.get("fact")
                 found = matcher.find(text) - {rel} if isinstance(text, str) else set()
-                mentions_of[note] = sorted(entity_links[r] for r in found)
+                mentions_of[note] = sorted(entity_link(r) for r in found)
                 if record.get("status") == "active":
                     related.update(mentions_of[note])
             by_id = {r.get("id"): n for n, r in facts.items() if isinstance(r.get("id"), str)}
@@ -212,7 +218,7 @@ class Planner:
                 return links.link(self.layout.fact_note(rel, note)) if note else None
 
             for note, record in facts.items():
-                view = FactView(entity_links[rel], tuple(mentions_of[note]), superseded)
+                view = FactView(entity_link(rel), tuple(mentions_of[note]), superseded)
                 props = fact_properties(record, view)
                 self.fact_derived[fact_key(rel, note)] = {k: props[k] for k in FACT_DERIVED if k in props}
                 self._fact_note(rel, note, record, view, props)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+from typing import Protocol
 
 from vaultsync.names import fold
 
@@ -97,15 +98,21 @@ def note_stem(path: str) -> str:
     return fold(path.rsplit("/", 1)[-1].removesuffix(".md"))
 
 
+class Counts(Protocol):
+    """How many notes have each name (a ``Counter``, or one that counts on demand)."""
+
+    def __getitem__(self, name: str, /) -> int: ...
+
+
 class LinkIndex:
     """Knows every note name vaultsync renders, to decide when a bare name is ambiguous."""
 
-    def __init__(self, note_paths: Iterable[str], more: Counter[str] | None = None) -> None:
+    def __init__(self, note_paths: Iterable[str], more: Counts | None = None) -> None:
         """``more``: stems of further notes, already counted (a scoped pass's unread notes, every note of a
         batched pass). It is looked into, not copied (it holds a name per note of the vault, and a batched pass
         plans a hundred batches against it), so it must not change while this index is in use."""
         self._counts = Counter(map(note_stem, note_paths))
-        self._more: Counter[str] = more if more is not None else Counter()
+        self._more: Counts = more if more is not None else Counter()
 
     def link(self, note_path: str, display: str | None = None) -> str:
         stem = note_path.removesuffix(".md")
