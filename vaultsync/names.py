@@ -6,7 +6,8 @@ import re
 import unicodedata
 from datetime import date
 
-_FORBIDDEN = set('\\/:*?"<>|#^[]')
+_FORBIDDEN = re.compile(r'[\\/:*?"<>|#^\[\]]')
+_UNSEEN = ("Cc", "Cf", "Zl", "Zp")  # control, format, line and paragraph separator characters
 _WINDOWS_RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
 MAX_NAME = 120
 DAILY_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
@@ -22,10 +23,12 @@ def name_problem(name: str) -> str | None:
         return "empty name"
     if name in (".", ".."):
         return f"{name!r} is not a usable name"
-    bad = sorted({c for c in name if c in _FORBIDDEN})
-    if bad:
+    if _FORBIDDEN.search(name):
+        bad = sorted(set(_FORBIDDEN.findall(name)))
         return f"name {name!r} contains {' '.join(bad)}, which Obsidian or Windows reject in file names"
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in name):
+    # Every fact id and folder name is checked (44,000 at 50k facts): a character at a time only for a name
+    # ``isprintable`` refuses, which it does for each of these categories (and for a few more, as a no-break space).
+    if not name.isprintable() and any(unicodedata.category(c) in _UNSEEN for c in name):
         return f"name {name!r} contains control characters"
     if name != name.strip() or name.endswith("."):
         return f"name {name!r} starts or ends with a space or ends with a dot"

@@ -59,7 +59,7 @@ def assign_notes(
         lambda rec, idx, brec, bidx: "fact" in rec and rec.get("fact") == brec.get("fact"),
         lambda rec, idx, brec, bidx: idx == bidx and _when(rec) == _when(brec),
     )
-    for match in matchers:
+    for match in matchers if idless_base else ():  # nothing to match against in a first import
         still: list[tuple[int, Record]] = []
         for index, record in pending:
             if isinstance(record.get("id"), str):
