@@ -127,8 +127,10 @@ class BaseStore:
             found += [key for (key,) in self.db.execute("SELECT key FROM units WHERE key = ?", (f"file:{path}",))]
         return found
 
-    def file_keys(self) -> list[str]:
-        return [key for (key,) in self.db.execute("SELECT key FROM units WHERE key >= 'file:' AND key < 'file;'")]
+    def files(self) -> frozenset[str]:
+        """The memory paths of the file units (``file:<path>``)."""
+        query = "SELECT key FROM units WHERE key >= 'file:' AND key < 'file;'"
+        return frozenset(key[len("file:") :] for (key,) in self.db.execute(query))
 
     def stem_count(self, stem: str) -> int:
         """How many fact notes are named ``stem`` (``fact_stem``)."""

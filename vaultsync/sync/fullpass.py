@@ -255,7 +255,7 @@ class BaseKeys:
     200k facts), looked up at most once."""
 
     store: BaseStore
-    files: list[str]
+    files: frozenset[str]
     units: int
     missing: str | None = None
 
@@ -290,7 +290,7 @@ def _narrow(
         return None
     if not store.stems():
         return None  # a read-only look (--dry-run) at a base from an older version
-    base = first.base if first else BaseKeys(store, [key[len("file:") :] for key in store.file_keys()], store.count())
+    base = first.base if first else BaseKeys(store, store.files(), store.count())
     scope = narrow(seen, layout, base.files, entities)
     if scope is None or crowded(scope.created, cfg.life, cfg.vault, layout):
         return None
@@ -550,9 +550,8 @@ class Leaving:
 
     notes: dict[str, bytes]
     left_alone: list[str]
-    carry: snapshot.Carry | None = None
     patch: snapshot.IndexPatch | None = None
-    _blobs: dict[str, str] | None = None
+    _blobs: dict[str, str] | None = field(default=None, init=False, repr=False)
 
     def blobs(self) -> dict[str, str]:
         if self._blobs is None:
@@ -589,7 +588,6 @@ def _leaving(
         carry = snapshot.Carry(narrowed.seen, narrowed.scope.reads(layout), narrowed.context.inside, renamed)
         # changed copies elsewhere (a resolved one is gone): as they are now
         leaving.left_alone += [p for p in carry.seen.vault if not carry.read(p) and (cfg.vault / p).exists()]
-        leaving.carry = carry
         leaving.patch = snapshot.IndexPatch(cfg, carry, leaving.blobs(), leaving.left_alone)
     return leaving
 
@@ -612,5 +610,5 @@ def _record(
             read[f"life/{entity.rel}/summary.md"] = entity.summary.raw
     written = {a.shown: a.data if a.op == "write" else None for a in applied.done if a.side == "memory"}
     entities = {rel: [name, list(aliases)] for rel, (name, aliases) in names.items()}
-    blobs, left_alone, carry, patch = leaving.blobs(), leaving.left_alone, leaving.carry, leaving.patch
-    snapshot.record(cfg, walk, written, read, blobs, left_alone, open_, entities, standing, carry, patch)
+    blobs, left_alone, patch = leaving.blobs(), leaving.left_alone, leaving.patch
+    snapshot.record(cfg, walk, written, read, blobs, left_alone, open_, entities, standing, patch)

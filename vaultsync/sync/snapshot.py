@@ -328,7 +328,6 @@ def record(
     conflicts: Iterable[str],
     entities: Mapping[str, Any],
     standing: Iterable[Problem] = (),
-    carry: Carry | None = None,
     patch: IndexPatch | None = None,
 ) -> None:
     """Write the snapshot of a settled pass.
@@ -341,16 +340,16 @@ def record(
     (conflict copies, foreign notes); their content does not matter to a pass, so git hashes them as they are.
     ``entities``: each entity's display name and aliases, which a scoped pass needs for the entities it does
     not read. ``standing``: the pass's standing problems (``Problem.standing``), for the quick check to say
-    again. ``carry``: for a scoped pass, which the notes and memory files it read were; every other entry
-    of the old snapshot is still true (the quick check just showed it unchanged) and is kept; ``patch``, the
-    snapshot index brought up to the scoped pass with ``notes`` and ``left_alone`` (see ``IndexPatch``).
+    again. ``patch``: for a scoped pass, its snapshot index brought up to date with ``notes`` and
+    ``left_alone`` (see ``IndexPatch``), and its ``Carry``: which the notes and memory files it read were;
+    every other entry of the old snapshot is still true (the quick check just showed it unchanged) and is kept.
     """
     forget(cfg)
     entries = dict(walk.entries)
-    if carry is not None:
-        saved = carry.seen.saved["memory"]
+    if patch is not None:
+        saved = patch.carry.seen.saved["memory"]
         for key, entry in walk.entries.items():
-            if entry is None and key not in carry.seen.memory:
+            if entry is None and key not in patch.carry.seen.memory:
                 entries[key] = saved[key]  # checked by its hash in this pass's quick check
     for key, entry in walk.entries.items():
         if entry is None and key in memory_read:
@@ -365,12 +364,12 @@ def record(
             entries[key] = ["sha1", digest(data)]
     expected = notes
     token = os.urandom(8).hex()
-    if carry is not None:
-        suspects = (patch or IndexPatch(cfg, carry, expected, left_alone)).suspects()
-        if carry.renamed:  # an entity created or renamed: the names a scoped pass starts from change with it
+    if patch is not None:
+        suspects = patch.suspects()
+        if patch.carry.renamed:  # an entity created or renamed: the names a scoped pass starts from change with it
             atomic_write(cfg.state_dir / ENTITIES, json.dumps({"token": token, "entities": entities}).encode())
         else:
-            token = str(carry.seen.saved.get("token"))
+            token = str(patch.carry.seen.saved.get("token"))
     elif _write_index(cfg, expected, sorted(set(left_alone))):
         suspects = _suspects(cfg, expected, _refresh(cfg))
         if len(suspects) > SUSPECTS_MAX:
@@ -406,6 +405,7 @@ class IndexPatch:
     """
 
     def __init__(self, cfg: Config, carry: Carry, expected: Mapping[str, str], left_alone: Iterable[str]) -> None:
+        self.carry = carry
         self._outcome: list[dict[str, str] | BaseException | None] = []
         self._thread = threading.Thread(
             target=self._run, args=(cfg, carry, expected, sorted(set(left_alone))), name="vaultsync-snapshot"
