@@ -411,6 +411,18 @@ def test_join_then_split_is_exact(frontmatter: str, body: str) -> None:
     assert join_note(*split_note(note)) == note
 
 
+@settings(max_examples=500)
+@given(st.one_of(st.none(), NOTE_TEXT), NOTE_TEXT)
+def test_join_note_accepts_exactly_the_pairs_that_read_back(frontmatter: str | None, body: str) -> None:
+    """Its quick check for ordinary frontmatter never lets through a pair the full rule refuses."""
+    glued = body if frontmatter is None else f"---\n{frontmatter}---\n{body}"
+    if split_note(glued) == (frontmatter, body):
+        assert join_note(frontmatter, body) == glued
+    else:
+        with pytest.raises(ValueError):
+            join_note(frontmatter, body)
+
+
 @settings(max_examples=300)
 @given(NOTE_TEXT)
 def test_body_without_frontmatter_is_kept_or_refused(body: str) -> None:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import datetime
 import functools
-import json
 import math
 import re
 from collections.abc import Callable, Collection, Mapping
+from json.encoder import encode_basestring
 from typing import Any, ClassVar
 
 import yaml
@@ -236,7 +236,7 @@ def _quote(s: str) -> str:
     JSON already escapes quotes, backslashes and C0 controls with escapes YAML shares; only the
     characters YAML additionally cannot hold raw are escaped on top, always as ``\\uXXXX``.
     """
-    return _ESCAPE_RE.sub(_escape_char, json.dumps(s, ensure_ascii=False))
+    return _ESCAPE_RE.sub(_escape_char, encode_basestring(s))  # json.dumps(s, ensure_ascii=False), minus its set-up
 
 
 def _float_text(value: float) -> str:
@@ -402,11 +402,22 @@ def join_note(frontmatter_text: str | None, body: str) -> str:
     Obsidian would show as properties; pass ``""`` to keep such a body intact.
     """
     note = body if frontmatter_text is None else f"{_FENCE}\n{frontmatter_text}{_FENCE}\n{body}"
+    if _reads_back(frontmatter_text):
+        return note  # the common case, told without splitting the note again (a first import joins 50k)
     if split_note(note) != (frontmatter_text, body):
         if frontmatter_text is None:
             raise ValueError("body starts with a frontmatter block; give empty frontmatter to keep it")
         raise ValueError("frontmatter must be empty or end with a newline, and contain no '---' line")
     return note
+
+
+def _reads_back(frontmatter_text: str | None) -> bool:
+    """Frontmatter that surely closes at the fence ``join_note`` puts after it: it ends its last line and no
+    line of it starts with ``---``. (Only such a line can be read as the closing fence.)"""
+    if not frontmatter_text:
+        return frontmatter_text == ""
+    text = frontmatter_text
+    return text.endswith("\n") and not text.startswith(_FENCE) and "\n---" not in text
 
 
 def parse_properties(frontmatter_text: str) -> dict[str, Any]:

@@ -452,11 +452,11 @@ class Planner:
     ) -> None:
         if side == "vault":
             shown = str(path)
-            path = self.cfg.vault / str(path)
+            path = self.cfg.vault / shown
         else:
             path = Path(path)
             shown = _memory_shown(self.cfg, path)
-        self.plan.actions.append(Action(side, op, Path(path), shown, data, expected, keys, keep_old=keep_old))
+        self.plan.actions.append(Action(side, op, path, shown, data, expected, keys, keep_old=keep_old))
 
     def conflicts(self, stamp: str) -> None:
         for key, state in self.world.units.items():

@@ -7,8 +7,9 @@ was synced keeps the base's JSON value and type, so Obsidian re-serialising a bl
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,7 +46,7 @@ def same_value(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
-def vault_name(key: str, record: Mapping[str, Any]) -> str:
+def vault_name(key: str, record: Collection[str]) -> str:
     """The property name a record key is shown under; an alias only when the record lacks the main name."""
     target = VAULT_NAMES.get(key)
     return target if target and target not in record else key
@@ -53,7 +54,13 @@ def vault_name(key: str, record: Mapping[str, Any]) -> str:
 
 def derived_names(candidates: tuple[str, ...], own: Mapping[str, Any]) -> tuple[str, ...]:
     """Derived properties never shadow a key of the memory's own: those are simply not derived."""
-    return tuple(k for k in candidates if k not in own and k not in {vault_name(o, own) for o in own})
+    return _derived_names(candidates, tuple(own))
+
+
+@functools.lru_cache(maxsize=256)  # by the keys alone: the facts of a memory come in a handful of shapes
+def _derived_names(candidates: tuple[str, ...], keys: tuple[str, ...]) -> tuple[str, ...]:
+    shown = {vault_name(k, keys) for k in keys}
+    return tuple(k for k in candidates if k not in keys and k not in shown)
 
 
 def _split(text: str) -> tuple[dict[str, Any], str]:
