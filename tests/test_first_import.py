@@ -15,6 +15,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -55,12 +56,15 @@ def shown(report: Report, env: Env) -> dict[str, Any]:
     return json.loads(json.dumps(data).replace(str(env.root), "ROOT"))
 
 
-def import_both(tree: Path, tmp_path: Path, batch: int) -> tuple[Env, Report]:
+def import_both(tree: Path, tmp_path: Path, batch: int, workers: int = 0) -> tuple[Env, Report]:
     whole = fresh(tree, tmp_path / "whole")
     batched = fresh(tree, tmp_path / "batched")
     seen: list[tuple[int, int]] = []
     expected = whole.sync(import_batch=0)
-    report = batched.sync(import_batch=batch, progress=lambda done, total: seen.append((done, total)))
+    assert workers < 2 or threading.active_count() == 1, "a thread is left running: the import would not fork"
+    report = batched.sync(
+        import_batch=batch, import_workers=workers, progress=lambda done, total: seen.append((done, total))
+    )
     assert report.exit_code == expected.exit_code
     assert batched.snapshot() == whole.snapshot(), "batches wrote other notes than a whole import"
     assert base_rows(batched) == base_rows(whole)
@@ -83,24 +87,41 @@ def test_vault_example_in_batches_of_one_entity(tmp_path: Path, monkeypatch: pyt
 
 
 @pytest.mark.parametrize(
-    ("batch", "keep", "entities"),
+    ("batch", "workers", "keep", "entities"),
     [
-        (3, firstimport.KEEP_UNITS, firstimport.KEEP_ENTITIES),
-        (7, firstimport.KEEP_UNITS, firstimport.KEEP_ENTITIES),
-        (7, 300, firstimport.KEEP_ENTITIES),
-        (3, 0, firstimport.KEEP_ENTITIES),
-        (7, firstimport.KEEP_UNITS, 5),
+        (3, 1, firstimport.KEEP_UNITS, firstimport.KEEP_ENTITIES),
+        (7, 1, firstimport.KEEP_UNITS, firstimport.KEEP_ENTITIES),
+        (7, 1, 300, firstimport.KEEP_ENTITIES),
+        (3, 1, 0, firstimport.KEEP_ENTITIES),
+        (7, 1, firstimport.KEEP_UNITS, 5),
+        (3, 2, firstimport.KEEP_UNITS, firstimport.KEEP_ENTITIES),
+        (5, 3, firstimport.KEEP_UNITS, firstimport.KEEP_ENTITIES),
     ],
-    ids=["3-all-kept", "7-all-kept", "7-some-read-twice", "3-all-read-twice", "7-too-many-entities-to-keep"],
+    ids=[
+        "3-all-kept",
+        "7-all-kept",
+        "7-some-read-twice",
+        "3-all-read-twice",
+        "7-too-many-entities-to-keep",
+        "3-two-workers",
+        "5-three-workers",
+    ],
 )
 def test_a_generated_tree_in_batches(
-    generated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int, keep: int, entities: int
+    generated: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    batch: int,
+    workers: int,
+    keep: int,
+    entities: int,
 ) -> None:
-    """The first walk's reads are kept for the second up to a bound; past it, batches are read again."""
+    """In this process, the first walk's reads are kept for the second up to a bound, and past it batches are
+    read again; in forked workers, each reads its batches again."""
     isolate_git(monkeypatch.setenv, tmp_path / "git-env")
     monkeypatch.setattr(firstimport, "KEEP_UNITS", keep)
     monkeypatch.setattr(firstimport, "KEEP_ENTITIES", entities)
-    env, report = import_both(generated, tmp_path, batch=batch)
+    env, report = import_both(generated, tmp_path, batch=batch, workers=workers)
     assert report.files_written > 600
     assert env.sync().quick
 
@@ -146,15 +167,19 @@ KILLS = int(os.environ.get("VAULTSYNC_IMPORT_KILLS", "2"))
 def test_a_first_import_killed_at_random_is_finished_by_the_next_pass(
     generated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
 ) -> None:
-    """SIGKILL to the whole process group somewhere in a batched import, then one ordinary pass: every note and
-    every base row as a whole import leaves them, and nothing uncommitted. ``VAULTSYNC_IMPORT_KILLS=N`` runs more.
+    """SIGKILL to the whole process group (the pass, its git children and the child writing notes) somewhere in
+    a batched import, then one ordinary pass: every note and every base row as a whole import leaves them, and
+    nothing uncommitted. The kill falls within the time an unkilled import takes on this machine.
+    ``VAULTSYNC_IMPORT_KILLS=N`` runs more.
     """
     isolate_git(monkeypatch.setenv, tmp_path / "git-env")
     whole = fresh(generated, tmp_path / "whole")
     whole.sync(import_batch=0)
+    timed = run_sync(fresh(generated, tmp_path / "timed").config_path, dict(os.environ), batch=4)
+    assert timed.returncode == 0 and timed.report()["commits"], timed.stderr
     env = fresh(generated, tmp_path / "setup")
-    delay = random.Random(seed).uniform(0.3, 3.0)
-    outcome = run_sync(env.config_path, dict(os.environ), kill_after=delay)
+    delay = random.Random(seed).uniform(0.05, 1.0) * timed.seconds
+    outcome = run_sync(env.config_path, dict(os.environ), kill_after=delay, batch=4)  # the placer writes
     for lock in stale_git_locks(env.vault):  # a git child killed mid-commit; the person removes it (safety.md)
         lock.unlink()
     recovery = env.sync()
@@ -165,6 +190,63 @@ def test_a_first_import_killed_at_random_is_finished_by_the_next_pass(
     assert env.git("status", "--porcelain") == ""
     assert not (env.cfg.state_dir / "uncommitted.json").exists()
     assert env.sync().quick
+
+
+# Run as ``python -c``: a worker of the import (any process but the first) kills itself at its fifth new note.
+KILL_A_WORKER = r"""
+import os, signal, sys
+parent = os.getpid()
+placed = 0
+def hook(event, args):
+    global placed
+    if event == "vaultsync.place" and os.getpid() != parent:
+        placed += 1
+        if placed == 5:
+            os.kill(os.getpid(), signal.SIGKILL)
+sys.addaudithook(hook)
+from vaultsync.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="looks for processes left in /proc")
+def test_a_worker_killed_mid_import_is_reported_and_the_next_pass_finishes(
+    generated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The OOM killer takes a worker: the pass says so and commits nothing; the next pass ends as a whole
+    import would, and no worker is left behind."""
+    isolate_git(monkeypatch.setenv, tmp_path / "git-env")
+    whole = fresh(generated, tmp_path / "whole")
+    whole.sync(import_batch=0)
+    env = fresh(generated, tmp_path / "setup")
+    head = env.git("rev-parse", "HEAD")
+    argv = ["sync", "--json", "--config", str(env.config_path), "--batch", "4"]
+    run = subprocess.run([sys.executable, "-c", KILL_A_WORKER, *argv], capture_output=True, text=True, timeout=300)
+    report = json.loads(run.stdout)
+    assert run.returncode == 5, run.stderr
+    assert not report["commits"]
+    assert [p["message"] for p in report["problems"] if p["severity"] == "error"] == [
+        "a worker of the import stopped (killed by signal 9); the next pass finishes the import"
+    ]
+    assert env.git("rev-parse", "HEAD") == head
+    assert not _processes_naming(str(env.config_path)), "a worker outlived the pass"
+    recovery = env.sync()
+    assert recovery.commits and recovery.exit_code == 0, recovery.problems
+    assert env.snapshot() == whole.snapshot()
+    assert base_rows(env)["units"] == base_rows(whole)["units"]
+    assert env.git("status", "--porcelain") == ""
+
+
+def _processes_naming(text: str) -> list[int]:
+    """Live processes whose command line holds ``text`` (forked workers keep their parent's)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and text.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue  # gone meanwhile
+    return found
 
 
 def test_notes_holding_a_secret_stay_out_of_the_index_and_history_of_a_large_import(

@@ -40,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
         "--batch",
         type=int,
         metavar="N",
-        help="entities a full pass over a large memory reads and writes at a time (0: all at once)",
+        help="entities a first import or a full pass over a large memory reads and writes at a time (0: all at once)",
     )
 
     status = sub.add_parser("status", parents=[common], help="show open conflicts and what a pass would do")
@@ -186,11 +186,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     dry = args.command == "status" or args.dry_run
     try:
         progress = _ProgressBar() if sys.stderr.isatty() and not args.json else None
+        batch = getattr(args, "batch", None)
+        sizes = {} if batch is None else {"import_batch": max(0, batch), "full_batch": max(0, batch)}
         options = PassOptions(
             dry_run=dry,
             confirm_deletes=getattr(args, "yes", False),
             progress=progress,
-            full_batch=PassOptions.full_batch if getattr(args, "batch", None) is None else max(0, args.batch),
+            **sizes,
         )
         report = run_pass(cfg, options)
     except LockHeld:

@@ -13,19 +13,20 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import date
 
 from vaultsync.config import Config
+from vaultsync.forked import ForkedMap, WorkerFailed, processes_for
 from vaultsync.fs import atomic_write, set_aside
-from vaultsync.gitrepo import Author, GitFailed, IndexFeed, VaultRepo
+from vaultsync.gitrepo import Author, GitFailed, VaultRepo
 from vaultsync.memory.tree import MemoryListing, MemoryScan, scan_memory_scope
-from vaultsync.model import Change, Problem, Progress, Report, Severity
+from vaultsync.model import Change, Problem, Report, Severity
 from vaultsync.secrets import scan_bytes
 from vaultsync.sync import snapshot
 from vaultsync.sync.apply import Applied, apply_plan
+from vaultsync.sync.base import BaseEntry
 from vaultsync.sync.changes import message, side_changes
 from vaultsync.sync.fullpass import UNCOMMITTED, Setting, _commit, _settled, decide_all
 from vaultsync.sync.plan import Plan, Planner, make_plan, scope_of
@@ -36,10 +37,11 @@ from vaultsync.vault.links import note_stem
 from vaultsync.vault.scan import VaultScan
 
 FILES_PER_ENTITY = 10  # a batch holds this many memory files for each entity it would hold
-# A memory of up to KEEP_ENTITIES entities is read once: the first walk keeps what it read, up to KEEP_UNITS
-# units (facts, entities, files; about 3 KB each), for the second to use instead of reading and parsing it
-# again. A larger memory is read twice, so that what the first walk held does not add to the peak its commit
-# reaches (at 200k facts, close to the 300 MB the import is held to).
+# Written in this process (one core, or one batch), a memory of up to KEEP_ENTITIES entities is read once: the
+# first walk keeps what it read, up to KEEP_UNITS units (facts, entities, files; about 3 KB each), for the
+# second to use instead of reading and parsing it again. A larger memory is read twice, so that what the first
+# walk held does not add to the peak its commit reaches (at 200k facts, close to the 300 MB the import is held
+# to). Forked workers read their batches again themselves: what the parent held, each would copy in part.
 KEEP_ENTITIES = 3_000
 KEEP_UNITS = 60_000
 
@@ -64,15 +66,15 @@ def _read(cfg: Config, layout: VaultLayout, today: date, rels: list[str], files:
 
 
 def _names(
-    cfg: Config, layout: VaultLayout, today: date, listing: MemoryListing, size: int
+    cfg: Config, layout: VaultLayout, today: date, listing: MemoryListing, size: int, keep: bool
 ) -> tuple[dict[str, Names], Counter[str], list[str], dict[int, Read]]:
     """Every entity's name and aliases, how many notes share each note name, every note the import writes,
-    and the batches read that are kept for the second walk (by their number)."""
+    and, with ``keep``, the batches read that are kept for the second walk (by their number)."""
     names: dict[str, Names] = {}
     counts: Counter[str] = Counter()
     paths: list[str] = []
     kept: dict[int, Read] = {}
-    keep = len(listing.rels) <= KEEP_ENTITIES
+    keep = keep and len(listing.rels) <= KEEP_ENTITIES
     units = 0
     for number, (rels, files) in enumerate(batches(listing, size)):
         mem, world = _read(cfg, layout, today, rels, files)
@@ -92,8 +94,9 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
     cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
     today, walk = setting.today, setting.walk
     size = options.import_batch
-    names, counts, planned, kept = _names(cfg, layout, today, listing, size)
-    context = Planned(names, counts)
+    jobs = [(number, rels, files) for number, (rels, files) in enumerate(batches(listing, size))]
+    processes = processes_for(len(jobs), options.import_workers)
+    names, counts, planned, kept = _names(cfg, layout, today, listing, size, keep=processes == 1)
     stamp = options.now().strftime("%Y%m%d-%H%M%S")
     report.problems += listing.problems
     snapshot.forget(cfg)
@@ -102,9 +105,7 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
     total = len(planned)
     del planned  # a path per note: not worth holding through the import
 
-    def progress(offset: int) -> Progress | None:
-        tell = options.progress
-        return None if tell is None else lambda done, _: tell(min(offset + done, total), total)
+    write = _Writer(cfg, layout, today, stamp, Planned(names, counts), kept, walk.racy)
 
     read: dict[str, bytes] = {}  # memory files too fresh for their stat: recorded by what was read
     written: dict[str, bytes | None] = {}
@@ -113,53 +114,34 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
     own: dict[str, Names] = {}
     clean: set[str] = set()  # notes given to git's index as they were written, which held no secret
     failed = False
-
-    def finish(job: _Job, feed: IndexFeed | None) -> None:
-        """Take in a batch once its files are written: report, base rows, what the commit and snapshot need;
-        its notes go to git's index meanwhile, but for any holding a secret, which the commit leaves out."""
-        nonlocal failed
-        applied = job.writing.result()
-        report.problems += job.problems + applied.problems
-        report.changes += job.changes
-        report.actions += [a.describe() for a in job.plan.actions]
-        report.files_written += sum(1 for a in applied.done if a.op == "write")
-        failed = failed or bool(applied.failed_keys)
-        fed = []
-        for action in applied.done:
-            if action.side == "vault":
-                blobs[action.shown] = snapshot.blob_id(action.data or b"")
-                touched.update(scope_of(k) for k in action.keys)
-                if feed is not None and action.data is not None and not scan_bytes(action.data):
-                    fed.append(action.shown)
-            else:
-                written[action.shown] = action.data if action.op == "write" else None
-        if feed is not None:
-            feed.add(fed)
-            clean.update(fed)
-        read.update(racy_reads(job.mem, walk.racy))
-        own.update(job.plan.own)
-        upserts = {k: v for k, v in job.plan.upserts.items() if k not in applied.failed_keys}
-        store.save(upserts, [], ids=job.world.ids(), commit=False)
-
-    # One batch is written (system calls, which let go of the interpreter) while the next is read and rendered
-    # (Python): on a slow disk the import then costs about the larger of the two instead of their sum.
-    offset = 0
-    job: _Job | None = None
+    # Forked before the feed starts its thread (see ``vaultsync.forked``); one batch, or one core, is written here.
+    workers = ForkedMap(write, jobs, processes) if processes > 1 else None
+    done = 0
     feed = repo.feed(total)
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="vaultsync-writer") as writer, feed or nullcontext():
-        for number, (rels, files) in enumerate(batches(listing, size)):
-            mem, world = kept.pop(number, None) or _read(cfg, layout, today, rels, files)
-            plan = make_plan(cfg, layout, world, mem, VaultScan(), {}, stamp, context)
-            problems = mem.problems + world.problems + plan.problems
-            changes = side_changes(world, layout)[0]
-            if job is not None:
-                finish(job, feed)
-            writing = writer.submit(apply_plan, plan, cfg.state_dir / "trash" / stamp, progress(offset))
-            job = _Job(writing, plan, mem, world, problems, changes)
-            offset += len(plan.actions)
-        if job is not None:
-            finish(job, feed)
-    del context, names, counts, job  # what planning needed; the commit below needs room of its own
+    try:
+        with workers or nullcontext(), feed or nullcontext():
+            for batch in workers or map(write, jobs):
+                report.problems += batch.problems
+                report.changes += batch.changes
+                report.actions += batch.actions
+                report.files_written += batch.files_written
+                failed = failed or batch.failed
+                blobs.update(batch.blobs)
+                touched.update(batch.touched)
+                if feed is not None:  # its notes go to git's index meanwhile, but for any holding a secret
+                    feed.add(batch.clean)
+                    clean.update(batch.clean)
+                written.update(batch.memory)
+                read.update(batch.read)
+                own.update(batch.own)
+                store.save(batch.upserts, [], ids=batch.ids, commit=False)
+                done += len(batch.actions)
+                if options.progress is not None:
+                    options.progress(min(done, total), total)
+    except WorkerFailed as exc:  # the notes written stay, listed as uncommitted: the next pass takes them in
+        report.problems.append(Problem(str(cfg.vault), f"{exc}; the next pass finishes the import"))
+        return report
+    del write, names, counts, kept  # what planning needed; the commit below needs room of its own
     fresh = sorted({p.path for p in report.problems if p.severity is Severity.NOTE})
     store.save({}, [], reported=fresh, commit=False)
     agent = Author(cfg.git.agent_name, cfg.git.agent_email)
@@ -176,15 +158,84 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
 
 
 @dataclass
-class _Job:
-    """A batch whose plan is being written, with what its reading and planning found."""
+class _Writer:
+    """Reads, plans and writes one batch: in this process, or in a worker forked with all of this."""
 
-    writing: Future[Applied]
-    plan: Plan
-    mem: MemoryScan
-    world: World
+    cfg: Config
+    layout: VaultLayout
+    today: date
+    stamp: str
+    context: Planned
+    kept: dict[int, Read]
+    racy: set[str]
+
+    def __call__(self, job: tuple[int, list[str], list[str]]) -> Written:
+        number, rels, files = job
+        cfg, layout = self.cfg, self.layout
+        mem, world = self.kept.pop(number, None) or _read(cfg, layout, self.today, rels, files)
+        plan = make_plan(cfg, layout, world, mem, VaultScan(), {}, self.stamp, self.context)
+        changes = side_changes(world, layout)[0]
+        applied = apply_plan(plan, cfg.state_dir / "trash" / self.stamp)
+        problems = mem.problems + world.problems + plan.problems
+        return Written.of(plan, applied, problems, changes, world, mem, self.racy)
+
+
+@dataclass
+class Written:
+    """What writing one batch did: everything the import keeps of it, sent back whole from a worker."""
+
     problems: list[Problem]
     changes: list[Change]
+    actions: list[str]
+    files_written: int
+    failed: bool
+    blobs: dict[str, str]  # vault path -> blob id of the note written there
+    clean: list[str]  # of those, the notes whose bytes hold no secret
+    touched: set[str]  # scopes whose notes were written
+    memory: dict[str, bytes | None]  # memory files written (None: deleted)
+    read: dict[str, bytes]  # memory files too fresh for their stat, by what was read
+    own: dict[str, Names]
+    upserts: dict[str, BaseEntry]
+    ids: list[tuple[str, str]]
+
+    @classmethod
+    def of(
+        cls,
+        plan: Plan,
+        applied: Applied,
+        problems: list[Problem],
+        changes: list[Change],
+        world: World,
+        mem: MemoryScan,
+        racy: set[str],
+    ) -> Written:
+        blobs: dict[str, str] = {}
+        clean: list[str] = []
+        touched: set[str] = set()
+        memory: dict[str, bytes | None] = {}
+        for action in applied.done:
+            if action.side == "vault":
+                blobs[action.shown] = snapshot.blob_id(action.data or b"")
+                touched.update(scope_of(k) for k in action.keys)
+                if action.data is not None and not scan_bytes(action.data):
+                    clean.append(action.shown)
+            else:
+                memory[action.shown] = action.data if action.op == "write" else None
+        return cls(
+            problems + applied.problems,
+            changes,
+            [a.describe() for a in plan.actions],
+            sum(1 for a in applied.done if a.op == "write"),
+            bool(applied.failed_keys),
+            blobs,
+            clean,
+            touched,
+            memory,
+            racy_reads(mem, racy),
+            plan.own,
+            {k: v for k, v in plan.upserts.items() if k not in applied.failed_keys},
+            world.ids(),
+        )
 
 
 def _checked(repo: VaultRepo, clean: set[str], blobs: dict[str, str]) -> set[str]:
