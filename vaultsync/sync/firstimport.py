@@ -46,6 +46,7 @@ KEEP_ENTITIES = 3_000
 KEEP_UNITS = 60_000
 
 Read = tuple[MemoryScan, World]
+Job = tuple[int, list[str], list[str]]  # a batch's number, entities and memory files
 
 
 def batches(listing: MemoryListing, size: int) -> Iterator[tuple[list[str], list[str]]]:
@@ -66,28 +67,46 @@ def _read(cfg: Config, layout: VaultLayout, today: date, rels: list[str], files:
 
 
 def _names(
-    cfg: Config, layout: VaultLayout, today: date, listing: MemoryListing, size: int, keep: bool
+    cfg: Config, layout: VaultLayout, today: date, jobs: list[Job], processes: int
 ) -> tuple[dict[str, Names], Counter[str], list[str], dict[int, Read]]:
     """Every entity's name and aliases, how many notes share each note name, every note the import writes,
-    and, with ``keep``, the batches read that are kept for the second walk (by their number)."""
+    and, in this process, the batches read that are kept for the second walk (by their number)."""
     names: dict[str, Names] = {}
     counts: Counter[str] = Counter()
     paths: list[str] = []
     kept: dict[int, Read] = {}
-    keep = keep and len(listing.rels) <= KEEP_ENTITIES
+    keep = processes == 1 and sum(len(rels) for _, rels, _ in jobs) <= KEEP_ENTITIES
     units = 0
-    for number, (rels, files) in enumerate(batches(listing, size)):
-        mem, world = _read(cfg, layout, today, rels, files)
-        planner = Planner(cfg, layout, world, mem, VaultScan(), {})
+    name = _Namer(cfg, layout, today, keep)
+    with ForkedMap(name, jobs, processes) if processes > 1 else nullcontext() as workers:
+        for number, (own, notes, read) in enumerate(workers or map(name, jobs)):
+            names |= own
+            counts.update(map(note_stem, notes))
+            paths += notes
+            if read is not None:
+                units += len(read[1].units)
+                if units <= KEEP_UNITS:
+                    kept[number] = read
+    return names, counts, paths, kept
+
+
+@dataclass
+class _Namer:
+    """Reads one batch for the names of its entities and the notes it will write; in this process, it hands
+    back what it read, for the second walk."""
+
+    cfg: Config
+    layout: VaultLayout
+    today: date
+    keep: bool
+
+    def __call__(self, job: Job) -> tuple[dict[str, Names], list[str], Read | None]:
+        _, rels, files = job
+        mem, world = _read(self.cfg, self.layout, self.today, rels, files)
+        planner = Planner(self.cfg, self.layout, world, mem, VaultScan(), {})
         planner.target()
         _, own, notes = planner.names_and_notes()
-        names |= own
-        counts.update(map(note_stem, notes))
-        paths += notes
-        units += len(world.units)
-        if keep and units <= KEEP_UNITS:
-            kept[number] = (mem, world)
-    return names, counts, paths, kept
+        return own, notes, (mem, world) if self.keep else None
 
 
 def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: MemoryListing) -> Report:
@@ -96,7 +115,7 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
     size = options.import_batch
     jobs = [(number, rels, files) for number, (rels, files) in enumerate(batches(listing, size))]
     processes = processes_for(len(jobs), options.import_workers)
-    names, counts, planned, kept = _names(cfg, layout, today, listing, size, keep=processes == 1)
+    names, counts, planned, kept = _names(cfg, layout, today, jobs, processes)
     stamp = options.now().strftime("%Y%m%d-%H%M%S")
     report.problems += listing.problems
     snapshot.forget(cfg)
@@ -169,7 +188,7 @@ class _Writer:
     kept: dict[int, Read]
     racy: set[str]
 
-    def __call__(self, job: tuple[int, list[str], list[str]]) -> Written:
+    def __call__(self, job: Job) -> Written:
         number, rels, files = job
         cfg, layout = self.cfg, self.layout
         mem, world = self.kept.pop(number, None) or _read(cfg, layout, self.today, rels, files)
