@@ -383,6 +383,24 @@ def test_any_string_reads_back_under_both_yaml_versions(s: str) -> None:
     assert_same(yaml.safe_load(text), {"k": s})
 
 
+@settings(max_examples=500)
+@given(st.from_regex(r"[A-Za-z][A-Za-z0-9_-]{0,12}", fullmatch=True))
+@example("Yes-no")
+@example("yes")
+@example("Off")
+@example("NULL")
+@example("null_")
+@example("on-1")
+@example("N0")
+@example("e5")
+@example("inf-x")
+def test_ascii_words_read_back_under_both_yaml_versions(s: str) -> None:
+    """Ids and slugs skip the resolvers (``needs_quotes``' first rule); letters-only words still ask them."""
+    text = "k: " + dump_scalar(s)
+    assert_same(load_yaml12(text), {"k": s})
+    assert_same(yaml.safe_load(text), {"k": s})
+
+
 @settings(max_examples=300)
 @given(TRICKY_TEXT)
 def test_plain_dates_still_read_back_under_yaml_1_2(s: str) -> None:

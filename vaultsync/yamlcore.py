@@ -207,6 +207,12 @@ _NOT_PLAIN_CHARS_RE = re.compile(f"[\x00-\x1f{_NEEDS_ESCAPE}]")
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 
 
+# A word of ASCII letters, digits, "-" and "_" that starts with a letter: the only such strings either YAML
+# version reads as anything but text are its booleans and nulls, which are words of letters alone.
+_PLAIN_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
+_PLAIN_WORD_LETTERS_RE = re.compile(r"[A-Za-z]+\Z")
+
+
 @functools.lru_cache(maxsize=1 << 12)  # the same statuses, categories and keys recur in every note
 def needs_quotes(s: str) -> bool:
     """Decide whether ``s`` must be quoted to come back as this very string from any reader.
@@ -214,6 +220,8 @@ def needs_quotes(s: str) -> bool:
     Quoting more than strictly needed is harmless, so doubtful cases quote; quoting too little
     silently changes a fact's type in some reader, so every rule here errs toward quoting.
     """
+    if _PLAIN_WORD_RE.match(s) and not _PLAIN_WORD_LETTERS_RE.match(s):
+        return False  # ids and slugs ("f-0012", "sarah-chen"), without asking two resolvers
     if s == "" or s[0].isspace() or s[-1].isspace():
         return True
     if s[0] in _INDICATORS or s == "..." or s.startswith("... "):  # "..." at column 0 ends a document
@@ -286,7 +294,7 @@ def dump_scalar(value: Any, *, allow_plain_date: bool = False) -> str:
     if isinstance(value, float):
         return _float_text(float(value))
     if isinstance(value, str):
-        if not needs_quotes(value) or (allow_plain_date and _is_iso_date(value)):
+        if (allow_plain_date and _is_iso_date(value)) or not needs_quotes(value):
             return value
         return _quote(value)
     raise TypeError(f"cannot write a {type(value).__name__} as a YAML scalar")

@@ -29,6 +29,8 @@ CREATE TABLE IF NOT EXISTS reported (path TEXT PRIMARY KEY);
 # notes sharing a name without reading every key (53,000 at 50k facts).
 STEMS = "CREATE INDEX IF NOT EXISTS units_stem ON units (stem) WHERE stem IS NOT NULL"
 FACTS = "key >= 'fact:' AND key < 'fact;'"  # every fact unit's key, as a range of the primary key
+# ``json.dumps(value, ensure_ascii=False)`` without building an encoder per call: a first import encodes 100k.
+json_text = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def fact_stem(key: str) -> str | None:
@@ -174,7 +176,7 @@ class BaseStore:
             self.db.executemany("DELETE FROM units WHERE key = ?", ((k,) for k in deletes))
             self.db.executemany(
                 "INSERT OR REPLACE INTO units (key, data, extra, stem) VALUES (?, ?, ?, ?)",
-                ((k, e.data, json.dumps(e.extra, ensure_ascii=False), fact_stem(k)) for k, e in upserts.items()),
+                ((k, e.data, json_text(e.extra), fact_stem(k)) for k, e in upserts.items()),
             )
             self.db.executemany("INSERT OR IGNORE INTO ids (entity, id) VALUES (?, ?)", ids)
             self.db.executemany(

@@ -5,7 +5,6 @@ Unit contents are compared as values: fact records (dict), entity contents (Enti
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from vaultsync.memory.identity import assign_notes
 from vaultsync.memory.tree import MemEntity, MemoryScan
 from vaultsync.model import EntityContent, Problem, Record, Severity, canonical
 from vaultsync.names import name_problem
-from vaultsync.sync.base import BaseEntry
+from vaultsync.sync.base import BaseEntry, json_text
 from vaultsync.sync.decide import UNKNOWN, Decision
 from vaultsync.vault.layout import VaultLayout, entity_key, fact_key, file_key, slug_of, split_fact_key
 from vaultsync.vault.notes import entity_content, fact_record, same_value
@@ -90,7 +89,7 @@ def encode_base(kind: str, value: Any) -> bytes:
         return bytes(value)
     if kind == ENTITY:
         value = {"props": value.props, "body": value.body}
-    return json.dumps(value, ensure_ascii=False).encode()
+    return json_text(value).encode()
 
 
 def kind_of(key: str) -> str:
