@@ -4,8 +4,10 @@ and not the size of the memory tree.
 With no base and nothing in the vault, every unit is the memory's own and each entity can be planned alone,
 given every entity's name and aliases (for mentions) and how many notes share each note name (for short
 links). A first walk over the batches computes just those; a second renders, writes and lets go of each batch.
-The base rows of every batch go into one open transaction, committed after the one agent commit that takes
-every note, as in any pass: a killed import leaves an empty base and a next pass that commits what was written.
+With several batches and cores, both walks run in forked workers (``vaultsync.forked``), the results taken in
+batch order, so the report, the base and the commit come out as from one process. The base rows of every batch
+go into one open transaction, committed after the one agent commit that takes every note, as in any pass: a
+killed import leaves an empty base and a next pass that commits what was written.
 """
 
 from __future__ import annotations
