@@ -7,6 +7,7 @@ name's first token, so the cost follows the length of the text, not the number o
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -24,6 +25,7 @@ _PAREN_NAME = re.compile(r"^(.+?)\s*[(\uff08](.+?)[)\uff09]\s*$")  # ASCII or fu
 _LINK = re.compile(r"^\[\[([^\]|]+)(?:\|([^\]]*))?\]\]$")
 
 
+@functools.lru_cache(maxsize=4096)  # asked twice for each name found in a fact; texts share their characters
 def word_char(ch: str) -> bool:
     """Whether ``ch`` belongs to a word outside CJK scripts, a name's boundary when it is not."""
     return _TOKEN.match(ch) is not None and not any(first <= ord(ch) <= last for first, last in _CJK_RANGES)
