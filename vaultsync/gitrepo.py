@@ -216,12 +216,14 @@ class VaultRepo:
         except GitFailed:
             return None
 
+    def feeds(self, total: int) -> bool:
+        """Whether ``feed`` gives a pass about to write ``total`` notes an ``IndexFeed``: not when too few to be
+        worth one, or when this git cannot pack them as it goes (see ``_stage``)."""
+        return total >= PACK_PATHS_MIN and git_version()[:2] >= PACK_GIT_MIN
+
     def feed(self, total: int) -> IndexFeed | None:
-        """An ``IndexFeed`` for a pass about to write ``total`` notes; None when too few to be worth one, or
-        when this git cannot pack them as it goes (see ``_stage``)."""
-        if total < PACK_PATHS_MIN or git_version()[:2] < PACK_GIT_MIN:
-            return None
-        return IndexFeed(self)
+        """An ``IndexFeed`` for a pass about to write ``total`` notes, when it ``feeds`` them."""
+        return IndexFeed(self) if self.feeds(total) else None
 
     def commit(self, paths: Iterable[str], message: str, author: Author) -> str | None:
         """Commit exactly ``paths`` (added, changed or deleted); None when none of them changed.

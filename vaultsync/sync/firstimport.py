@@ -126,7 +126,7 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
     total = len(planned)
     del planned  # a path per note: not worth holding through the import
 
-    write = _Writer(cfg, layout, today, stamp, Planned(names, counts), kept, walk.racy)
+    write = _Writer(cfg, layout, today, stamp, Planned(names, counts), kept, walk.racy, repo.feeds(total))
 
     read: dict[str, bytes] = {}  # memory files too fresh for their stat: recorded by what was read
     written: dict[str, bytes | None] = {}
@@ -151,7 +151,7 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
                 touched.update(batch.touched)
                 if feed is not None:  # its notes go to git's index meanwhile, but for any holding a secret
                     feed.add(batch.clean)
-                    clean.update(batch.clean)
+                clean.update(batch.clean)
                 written.update(batch.memory)
                 read.update(batch.read)
                 own.update(batch.own)
@@ -189,6 +189,7 @@ class _Writer:
     context: Planned
     kept: dict[int, Read]
     racy: set[str]
+    fed: bool  # the notes go to git's index as they are written, those holding no secret: checked here
 
     def __call__(self, job: Job) -> Written:
         number, rels, files = job
@@ -198,7 +199,7 @@ class _Writer:
         changes = side_changes(world, layout)[0]
         applied = apply_plan(plan, cfg.state_dir / "trash" / self.stamp)
         problems = mem.problems + world.problems + plan.problems
-        return Written.of(plan, applied, problems, changes, world, mem, self.racy)
+        return Written.of(plan, applied, problems, changes, world, mem, self.racy, self.fed)
 
 
 @dataclass
@@ -211,7 +212,7 @@ class Written:
     files_written: int
     failed: bool
     blobs: dict[str, str]  # vault path -> blob id of the note written there
-    clean: list[str]  # of those, the notes whose bytes hold no secret
+    clean: list[str]  # of those, when fed to git as written, the notes whose bytes hold no secret
     touched: set[str]  # scopes whose notes were written
     memory: dict[str, bytes | None]  # memory files written (None: deleted)
     read: dict[str, bytes]  # memory files too fresh for their stat, by what was read
@@ -229,6 +230,7 @@ class Written:
         world: World,
         mem: MemoryScan,
         racy: set[str],
+        fed: bool,
     ) -> Written:
         blobs: dict[str, str] = {}
         clean: list[str] = []
@@ -238,7 +240,7 @@ class Written:
             if action.side == "vault":
                 blobs[action.shown] = snapshot.blob_id(action.data or b"")
                 touched.update(scope_of(k) for k in action.keys)
-                if action.data is not None and not scan_bytes(action.data):
+                if fed and action.data is not None and not scan_bytes(action.data):
                     clean.append(action.shown)
             else:
                 memory[action.shown] = action.data if action.op == "write" else None
