@@ -3,7 +3,7 @@
 A first import renders and writes tens of thousands of notes in Python, one core's worth of work that no
 thread can share (the interpreter lock: a thread writing notes beside one rendering waited on the lock more
 than it wrote). Forked workers each run it for a share of the batches, with what the parent computed before
-the fork (every entity's name, the note-name counts, the memory already read) inherited rather than sent.
+the fork (every entity's name, the note-name counts) inherited rather than sent.
 Each result comes back pickled over a pipe of its own.
 
 The parent forks before it starts any thread of its own, so no lock is held by a thread that does not exist
