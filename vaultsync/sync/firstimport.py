@@ -22,7 +22,7 @@ from datetime import date
 from vaultsync.config import Config
 from vaultsync.forked import ForkedMap, WorkerFailed, processes_for
 from vaultsync.fs import atomic_write, set_aside
-from vaultsync.gitrepo import Author, GitFailed, VaultRepo
+from vaultsync.gitrepo import Author, GitFailed, VaultRepo, fast_import_blobs
 from vaultsync.memory.tree import MemoryListing, MemoryScan, scan_memory_scope
 from vaultsync.model import Change, Problem, Report, Severity
 from vaultsync.secrets import scan_bytes
@@ -149,8 +149,8 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
                 failed = failed or batch.failed
                 blobs.update(batch.blobs)
                 touched.update(batch.touched)
-                if feed is not None:  # its notes go to git's index meanwhile, but for any holding a secret
-                    feed.add(batch.clean)
+                if feed is not None:  # its notes go to git meanwhile, but for any holding a secret
+                    feed.add(batch.clean, batch.blobs_fed)
                 clean.update(batch.clean)
                 written.update(batch.memory)
                 read.update(batch.read)
@@ -213,6 +213,7 @@ class Written:
     failed: bool
     blobs: dict[str, str]  # vault path -> blob id of the note written there
     clean: list[str]  # of those, when fed to git as written, the notes whose bytes hold no secret
+    blobs_fed: bytes  # and those notes' bytes, for git (``IndexFeed``)
     touched: set[str]  # scopes whose notes were written
     memory: dict[str, bytes | None]  # memory files written (None: deleted)
     read: dict[str, bytes]  # memory files too fresh for their stat, by what was read
@@ -234,6 +235,7 @@ class Written:
     ) -> Written:
         blobs: dict[str, str] = {}
         clean: list[str] = []
+        fed_data: list[bytes] = []
         touched: set[str] = set()
         memory: dict[str, bytes | None] = {}
         for action in applied.done:
@@ -242,6 +244,7 @@ class Written:
                 touched.update(scope_of(k) for k in action.keys)
                 if fed and action.data is not None and not scan_bytes(action.data):
                     clean.append(action.shown)
+                    fed_data.append(action.data)
             else:
                 memory[action.shown] = action.data if action.op == "write" else None
         return cls(
@@ -252,6 +255,7 @@ class Written:
             bool(applied.failed_keys),
             blobs,
             clean,
+            fast_import_blobs(fed_data),
             touched,
             memory,
             racy_reads(mem, racy),
