@@ -3,17 +3,20 @@ parent with its reason, and no worker outlives the pass that forked it."""
 
 from __future__ import annotations
 
+import fcntl
+import itertools
 import os
 import signal
 import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from vaultsync.forked import ForkedMap, WorkerFailed, processes_for
+from vaultsync.forked import ForkedMap, WorkerFailed, one_at_a_time, processes_for
 
 
 def pid_and_square(item: int) -> tuple[int, int, int]:
@@ -120,3 +123,46 @@ def _running(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return state != "Z"
+
+
+@dataclass
+class TakesTurns:
+    """Holds the turn a while, noting when it came in and went out."""
+
+    folder: Path
+
+    def __call__(self, item: int) -> tuple[float, float]:
+        with one_at_a_time(self.folder):
+            came = time.monotonic()
+            time.sleep(0.05)
+            return came, time.monotonic()
+
+
+def test_workers_take_turns_one_at_a_time(tmp_path: Path) -> None:
+    with ForkedMap(TakesTurns(tmp_path), list(range(8)), 4) as workers:
+        spans = sorted(workers)
+    for (_, left), (came, _) in itertools.pairwise(spans):
+        assert came >= left, f"two workers held the turn at once: {spans}"
+
+
+def test_a_worker_killed_holding_the_turn_gives_it_up(tmp_path: Path) -> None:
+    """The kernel drops the lock of a process that dies: no worker waits forever on a dead one."""
+    ready_r, ready_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # holds the turn, says so, and waits to be killed
+        with one_at_a_time(tmp_path):
+            os.write(ready_w, b"1")
+            time.sleep(60)
+        os._exit(0)
+    assert os.read(ready_r, 1) == b"1"
+    fd = os.open(tmp_path, os.O_RDONLY)
+    try:
+        with pytest.raises(BlockingIOError):
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the turn is taken
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # and free once its holder is gone
+    finally:
+        os.close(fd)
+        os.close(ready_r)
+        os.close(ready_w)

@@ -15,6 +15,8 @@ that is gone.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import gc
 import os
 import pickle
@@ -24,6 +26,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import IO, Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -107,6 +110,23 @@ class ForkedMap(Generic[T, R]):
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+
+@contextlib.contextmanager
+def one_at_a_time(folder: Path) -> Iterator[None]:
+    """Hold ``folder``'s flock: among processes entering this, one at a time goes on.
+
+    Workers writing at once are slower than taking turns: on ext4 here, two processes creating 26k small files
+    each spent 8.7-12 s in the kernel, against 1.0 s for one process creating all 52k. Each entry opens
+    ``folder`` anew, so two workers forked from one parent are two lock holders, and the kernel drops the lock
+    of a worker that dies holding it, so no other waits on it forever.
+    """
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _work(func: Callable[[T], Any], items: Sequence[T], fd: int, parent: int) -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from vaultsync.config import Config
-from vaultsync.forked import ForkedMap, WorkerFailed, processes_for
+from vaultsync.forked import ForkedMap, WorkerFailed, one_at_a_time, processes_for
 from vaultsync.fs import atomic_write, set_aside
 from vaultsync.gitrepo import Author, GitFailed, VaultRepo, fast_import_blobs
 from vaultsync.memory.tree import MemoryListing, MemoryScan, scan_memory_scope
@@ -126,7 +126,8 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
     total = len(planned)
     del planned  # a path per note: not worth holding through the import
 
-    write = _Writer(cfg, layout, today, stamp, Planned(names, counts), kept, walk.racy, repo.feeds(total))
+    fed = repo.feeds(total)
+    write = _Writer(cfg, layout, today, stamp, Planned(names, counts), kept, walk.racy, fed, processes > 1)
 
     read: dict[str, bytes] = {}  # memory files too fresh for their stat: recorded by what was read
     written: dict[str, bytes | None] = {}
@@ -190,6 +191,7 @@ class _Writer:
     kept: dict[int, Read]
     racy: set[str]
     fed: bool  # the notes go to git's index as they are written, those holding no secret: checked here
+    forked: bool  # run in workers, which write their batches' files one at a time (``one_at_a_time``)
 
     def __call__(self, job: Job) -> Written:
         number, rels, files = job
@@ -197,7 +199,8 @@ class _Writer:
         mem, world = self.kept.pop(number, None) or _read(cfg, layout, self.today, rels, files)
         plan = make_plan(cfg, layout, world, mem, VaultScan(), {}, self.stamp, self.context)
         changes = side_changes(world, layout)[0]
-        applied = apply_plan(plan, cfg.state_dir / "trash" / self.stamp)
+        with one_at_a_time(cfg.state_dir) if self.forked else nullcontext():
+            applied = apply_plan(plan, cfg.state_dir / "trash" / self.stamp)
         problems = mem.problems + world.problems + plan.problems
         return Written.of(plan, applied, problems, changes, world, mem, self.racy, self.fed)
 
