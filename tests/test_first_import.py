@@ -141,12 +141,18 @@ def test_a_vault_with_notes_already_is_not_a_first_import(tmp_path: Path, monkey
         assert "She is organised and direct" in text, f"the agent's text is missing from {path}"
 
 
-def test_a_killed_import_is_finished_by_the_next_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Notes written, commit never made: the next pass sees a vault with notes, commits them and settles."""
+@pytest.mark.parametrize("tree", ["example", "generated"])
+def test_a_killed_import_is_finished_by_the_next_pass(
+    generated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tree: str
+) -> None:
+    """Notes written, commit never made: the next pass sees a vault with notes, commits them as the agent's
+    (they are the agent's, whatever the items.json they came from holds, ``supersededBy: null`` included)
+    and settles."""
     isolate_git(monkeypatch.setenv, tmp_path / "git-env")
-    whole = fresh(EXAMPLE, tmp_path / "whole")
+    source = EXAMPLE if tree == "example" else generated
+    whole = fresh(source, tmp_path / "whole")
     whole.sync(import_batch=0)
-    env = fresh(EXAMPLE, tmp_path / "setup")
+    env = fresh(source, tmp_path / "setup")
     env.git("config", "core.hooksPath", "/nonexistent")
     lock = env.vault / ".git" / "index.lock"
     lock.write_text("held")  # git refuses the commit: the import stops after writing every note
@@ -155,6 +161,9 @@ def test_a_killed_import_is_finished_by_the_next_pass(tmp_path: Path, monkeypatc
     lock.unlink()
     second = env.sync()
     assert second.commits and not second.conflicts and second.exit_code == 0
+    assert not [c for c in second.changes if c.side == "vault"], "the agent's notes were reported as the person's"
+    authors = env.git("log", "--format=%an", f"-{len(second.commits)}").splitlines()
+    assert authors == [env.cfg.git.agent_name] * len(second.commits), f"the import was committed as {authors}"
     assert env.snapshot() == whole.snapshot()
     assert base_rows(env) == base_rows(whole)
     assert env.git("status", "--porcelain") == ""

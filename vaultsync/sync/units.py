@@ -230,7 +230,10 @@ def _vault_entity(
         if stem in known:
             state = world.unit(key, FACT)
             state.vault_note = note
-            state.vault = UNKNOWN if note.broken else fact_record(note.props, note.body, state.base, style, note_ids)
+            # Read against the record as last synced; with none (a killed first import, a vault put back from a
+            # copy), against the memory's: a note rendered from it reads back as it, ``supersededBy: null`` and all.
+            synced = state.base if state.base is not None else state.memory if isinstance(state.memory, dict) else None
+            state.vault = UNKNOWN if note.broken else fact_record(note.props, note.body, synced, style, note_ids)
             continue
         if note.broken or rel in world.unreadable:
             # A new fact cannot be written to an items.json nobody can read: it waits, as a note, for the fix.
