@@ -116,7 +116,7 @@ def test_bare_array() -> None:
         "status",
         "supersededBy",
     ]
-    start, end = doc.entries[2].span
+    start, end = doc.spans[2]
     assert doc.text[start:end].startswith('{\n    "id": "sarah-003"')
     assert doc.text[start:end].endswith('"supersededBy": null\n  }')
     open_pos, close = doc.list_span
@@ -155,7 +155,7 @@ def test_wrapper_with_items() -> None:
     assert doc.list_key == "items"
     assert doc.wrapper == {"version": 2}
     assert [entry.value for entry in doc.entries] == [{"fact": "a"}, 3, "loose"]
-    assert [doc.text[slice(*entry.span)] for entry in doc.entries] == ['{"fact": "a"}', "3", '"loose"']
+    assert [doc.text[slice(*span)] for span in doc.spans] == ['{"fact": "a"}', "3", '"loose"']
 
 
 def test_wrapper_with_single_custom_list_key() -> None:
