@@ -202,6 +202,22 @@ def test_a_feed_that_goes_wrong_leaves_the_work_to_the_commit(vault: Path, troub
     assert _git(vault, "fsck", "--no-progress", "--no-dangling") == ""  # the version fed, then edited, dangles
 
 
+def test_paths_said_to_be_staged_are_committed_as_the_index_holds_them(vault: Path) -> None:
+    """A first import commits its notes as its feed staged them (and checked them for secrets); a note the
+    person changed since stays a change in the working tree, for the next pass."""
+    repo = VaultRepo(vault)
+    paths = [f"n{n:03d}.md" for n in range(gitrepo.COPY_ENTRIES_MIN)]  # enough to copy the index's entries
+    for rel in paths:
+        (vault / rel).write_text(f"{rel} as written\n")
+    _git(vault, "add", "--", *paths)
+    staged = _staged(vault)
+    (vault / paths[0]).write_text("changed by the person after it was staged\n")
+    (vault / "other.md").write_text("not staged\n")
+    assert repo.commit([*paths, "other.md"], "import", AGENT, staged=paths)
+    assert _tree(vault) == {**staged, "other.md": _blob(vault, "other.md")}
+    assert _git(vault, "status", "--porcelain") == f" M {paths[0]}\n"
+
+
 def test_unlike_names_the_paths_the_index_does_not_hold_as_expected(vault: Path) -> None:
     repo = VaultRepo(vault)
     for name in ("same.md", "edited.md"):

@@ -18,7 +18,7 @@ import re
 import stat
 import subprocess
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -229,16 +229,20 @@ class VaultRepo:
         """An ``IndexFeed`` for a pass about to write ``total`` notes, when it ``feeds`` them."""
         return IndexFeed(self) if self.feeds(total) else None
 
-    def commit(self, paths: Iterable[str], message: str, author: Author) -> str | None:
+    def commit(self, paths: Iterable[str], message: str, author: Author, staged: Collection[str] = ()) -> str | None:
         """Commit exactly ``paths`` (added, changed or deleted); None when none of them changed.
 
         HEAD moves by compare-and-swap: when obsidian-git commits in between, the commit is rebuilt on top of
-        the new HEAD instead of discarding the person's commit.
+        the new HEAD instead of discarding the person's commit. ``staged`` paths are not staged again: the
+        caller has just seen the real index hold them as it wants them committed (a first import's feed,
+        ``IndexFeed``; at 50k notes, staging them again took 0.37 s). A note changed since is committed as
+        the caller saw it, and its change is the next pass's.
         """
         wanted = sorted(set(paths))
         if not wanted:
             return None
-        self._stage(wanted)
+        if unstaged := [path for path in wanted if path not in staged]:
+            self._stage(unstaged)
         # Many paths: copy what the real index now holds rather than hash every file a second time.
         entries = self._entries(wanted) if len(wanted) >= COPY_ENTRIES_MIN else None
         index = self.git_dir / PRIVATE_INDEX

@@ -141,7 +141,8 @@ def missing_places(cfg: Config, layout: VaultLayout, base: Iterable[str]) -> str
 
 def _committable(repo_root: Path, paths: set[str], report: Report, checked: Collection[str] = ()) -> set[str]:
     """Leave out of the commit any file holding a secret: git history is forever. ``checked`` paths need no
-    second look: git's index holds them as the pass wrote them, and what it wrote held none."""
+    second look: git's index holds them as the pass wrote them, and what it wrote held none (they are
+    committed as the index holds them, see ``VaultRepo.commit``)."""
     keep = set()
     for path in sorted(paths):
         target = repo_root / path
@@ -173,7 +174,7 @@ def _commit(
     if not paths:
         return True
     try:
-        sha = repo.commit(_committable(root, paths, report, checked), text, author)
+        sha = repo.commit(_committable(root, paths, report, checked), text, author, staged=checked)
     except GitFailed as exc:
         report.problems.append(Problem(str(root), _why(exc.stderr)))
         return False
