@@ -148,27 +148,33 @@ def _fed_notes(vault: Path, count: int) -> tuple[list[str], list[bytes]]:
     return paths, data
 
 
-def test_a_feed_stores_notes_in_one_pack_as_they_come_and_stages_them_for_the_commit(vault: Path) -> None:
-    """Notes fed a batch at a time end up in one pack and staged; the commit then stores no blob again.
+def test_a_feed_stores_notes_in_packs_as_they_come_and_stages_them_for_the_commit(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Notes fed a batch at a time end up in a pack each ``PACK_CHUNK`` notes, and staged; the commit then
+    stores no blob again.
 
     (git fast-import leaves fewer than ``fastimport.unpackLimit`` objects loose, 100 by default: a feed only
-    runs from ``PACK_PATHS_MIN`` notes up.)
+    runs from ``PACK_PATHS_MIN`` notes up, ``PACK_CHUNK`` to a pack.)
     """
+    monkeypatch.setattr(gitrepo, "PACK_CHUNK", 110)
     repo = VaultRepo(vault)
     assert repo.feed(PACK_PATHS_MIN - 1) is None, "a small pass got a feed"
-    paths, data = _fed_notes(vault, 150)
+    paths, data = _fed_notes(vault, 200)
     feed = repo.feed(PACK_PATHS_MIN)
     assert feed is not None
     with feed:
-        for start, stop in ((0, 40), (40, 100), (100, 150)):
+        for start, stop in ((0, 40), (40, 130), (130, 200)):
             feed.add(paths[start:stop], gitrepo.fast_import_blobs(data[start:stop]))
     staged = _staged(vault)
     assert staged == {rel: _blob(vault, rel) for rel in paths}
-    assert _objects(vault) == {"count": 0, "in-pack": 150, "packs": 1}
-    repo.commit(paths, "import", AGENT)
+    # The first two batches (130 notes, past 110) in a pack, the last 70 loose (under the unpack limit).
+    assert _objects(vault) == {"count": 70, "in-pack": 130, "packs": 1}
+    assert not list((vault / ".git" / "objects" / "pack").glob("*.keep")), "git fast-import left its pack kept"
+    repo.commit(paths, "import", AGENT, staged=paths)
     assert _tree(vault) == staged
-    assert _objects(vault)["in-pack"] == 150 and _objects(vault)["packs"] == 1
-    assert "blob" not in _loose_kinds(vault), "the commit stored a fed note a second time"
+    assert _objects(vault)["in-pack"] == 130 and _objects(vault)["packs"] == 1
+    assert _loose_kinds(vault).count("blob") == 70, "the commit stored a fed note a second time"
     assert _git(vault, "status", "--porcelain") == ""
     assert _git(vault, "fsck", "--no-progress", "--strict") == ""
 
