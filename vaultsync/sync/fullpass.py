@@ -143,10 +143,10 @@ def _committable(repo_root: Path, paths: set[str], report: Report, checked: Coll
     """Leave out of the commit any file holding a secret: git history is forever. ``checked`` paths need no
     second look: git's index holds them as the pass wrote them, and what it wrote held none (they are
     committed as the index holds them, see ``VaultRepo.commit``)."""
-    keep = set()
-    for path in sorted(paths):
+    keep = paths.intersection(checked)
+    for path in sorted(paths.difference(checked)):
         target = repo_root / path
-        findings = scan_bytes(target.read_bytes()) if path not in checked and target.is_file() else []
+        findings = scan_bytes(target.read_bytes()) if target.is_file() else []
         if findings:
             where = ", ".join(f"line {f.line}: {f.kind} {f.redacted}" for f in findings[:3])
             report.problems.append(
