@@ -28,7 +28,7 @@ from vaultsync.model import Change, Problem, Report, Severity
 from vaultsync.secrets import scan_bytes
 from vaultsync.sync import snapshot
 from vaultsync.sync.apply import Applied, apply_plan
-from vaultsync.sync.base import BaseEntry
+from vaultsync.sync.base import UnitRow, unit_rows
 from vaultsync.sync.changes import message, side_changes
 from vaultsync.sync.fullpass import UNCOMMITTED, Setting, _commit, _settled, decide_all
 from vaultsync.sync.plan import Plan, Planner, make_plan, scope_of
@@ -156,7 +156,7 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
                 written.update(batch.memory)
                 read.update(batch.read)
                 own.update(batch.own)
-                store.save(batch.upserts, [], ids=batch.ids, commit=False)
+                store.save({}, [], ids=batch.ids, rows=batch.rows, commit=False)
                 done += len(batch.actions)
                 if options.progress is not None:
                     options.progress(min(done, total), total)
@@ -221,7 +221,7 @@ class Written:
     memory: dict[str, bytes | None]  # memory files written (None: deleted)
     read: dict[str, bytes]  # memory files too fresh for their stat, by what was read
     own: dict[str, Names]
-    upserts: dict[str, BaseEntry]
+    rows: list[UnitRow]  # the base's rows for the batch's units
     ids: list[tuple[str, str]]
 
     @classmethod
@@ -263,7 +263,7 @@ class Written:
             memory,
             racy_reads(mem, racy),
             plan.own,
-            {k: v for k, v in plan.upserts.items() if k not in applied.failed_keys},
+            unit_rows({k: v for k, v in plan.upserts.items() if k not in applied.failed_keys}),
             world.ids(),
         )
 
