@@ -117,7 +117,7 @@ def one_at_a_time(folder: Path) -> Iterator[None]:
     """Hold ``folder``'s flock: among processes entering this, one at a time goes on.
 
     Workers writing at once are slower than taking turns: on ext4 here, two processes creating 26k small files
-    each spent 8.7-12 s in the kernel, against 1.0 s for one process creating all 52k. Each entry opens
+    each spent 7.9-12.2 s in the kernel, against 1.0-1.2 s for one process creating all 52k. Each entry opens
     ``folder`` anew, so two workers forked from one parent are two lock holders, and the kernel drops the lock
     of a worker that dies holding it, so no other waits on it forever.
     """
