@@ -224,6 +224,45 @@ def test_paths_said_to_be_staged_are_committed_as_the_index_holds_them(vault: Pa
     assert _git(vault, "status", "--porcelain") == f" M {paths[0]}\n"
 
 
+def test_index_entries_copied_a_few_bytes_at_a_time_are_committed_whole(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real index's listing is read in chunks that cut records anywhere, names in UTF-8 included."""
+    monkeypatch.setattr(gitrepo, "ENTRIES_CHUNK", 37)
+    repo = VaultRepo(vault)
+    paths = [f"notes/n{n:03d}-日記.md" for n in range(gitrepo.COPY_ENTRIES_MIN)]
+    (vault / "notes").mkdir()
+    for rel in [*paths, "kept.md"]:
+        (vault / rel).write_text(f"{rel}\n")
+    with open(os.path.join(os.fsencode(vault), b"notes/n1\xe9.md"), "wb") as handle:  # not UTF-8: the person's
+        handle.write(b"latin-1 name, staged by the person\n")
+    _git(vault, "add", "notes")
+    assert repo.commit([*paths, "kept.md"], "import", AGENT)
+    for rel in paths[::3]:
+        (vault / rel).unlink()
+    for rel in paths[1::3]:
+        (vault / rel).write_text("edited\n")
+    assert repo.commit([*paths, "absent.md"], "edit", AGENT)
+    assert _tree(vault) == {rel: _blob(vault, rel) for rel in [*paths[1::3], *paths[2::3], "kept.md"]}
+    assert _git(vault, "status", "--porcelain") == 'A  "notes/n1\\351.md"\n'  # still staged, not committed
+
+
+def test_an_index_git_cannot_list_fails_the_commit_and_leaves_head_alone(vault: Path) -> None:
+    repo = VaultRepo(vault)
+    (vault / "first.md").write_text("first\n")
+    head = repo.commit(["first.md"], "first", AGENT)
+    paths = [f"n{n:03d}.md" for n in range(gitrepo.COPY_ENTRIES_MIN)]
+    for rel in paths:
+        (vault / rel).write_text(f"{rel}\n")
+    _git(vault, "add", "--", *paths)
+    index = vault / ".git" / "index"
+    index.write_bytes(index.read_bytes()[:100])  # cut short, as by a full disk
+    with pytest.raises(gitrepo.GitFailed, match="ls-files"):
+        repo.commit(paths, "import", AGENT, staged=paths)
+    assert _git(vault, "rev-parse", "HEAD").strip() == head
+    assert not (vault / ".git" / f"{gitrepo.PRIVATE_INDEX}.head").exists()
+
+
 def test_unlike_names_the_paths_the_index_does_not_hold_as_expected(vault: Path) -> None:
     repo = VaultRepo(vault)
     for name in ("same.md", "edited.md"):

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import io
 import os
 import re
 import stat
 import subprocess
 import time
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +39,7 @@ PRIVATE_INDEX = "vaultsync-index"
 TREES_DIR = "vaultsync-trees"  # tree objects on their way into git (see ``_store_trees``)
 HEAD_RETRIES = 5
 COPY_ENTRIES_MIN = 500
+ENTRIES_CHUNK = 1 << 20  # bytes of the index listing read at a time
 TREE_EDIT_MAX = 200  # commits of up to this many paths edit HEAD's trees instead of using the private index
 # From this many paths, new blobs are streamed into packs instead of a loose file each, PACK_CHUNK to a pack
 # (also the notes a first import's ``IndexFeed`` puts in a pack).
@@ -245,7 +245,7 @@ class VaultRepo:
         if unstaged := [path for path in wanted if path not in staged]:
             self._stage(unstaged)
         # Many paths: copy what the real index now holds rather than hash every file a second time.
-        entries = self._entries(wanted) if len(wanted) >= COPY_ENTRIES_MIN else None
+        copy = len(wanted) >= COPY_ENTRIES_MIN
         index = self.git_dir / PRIVATE_INDEX
         ident = {
             "GIT_AUTHOR_NAME": author.name,
@@ -259,7 +259,7 @@ class VaultRepo:
         for _ in range(HEAD_RETRIES):
             head = self._head()
             edited = self._edited(head, files) if head and files is not None else None
-            tree, old_tree = edited or self._indexed(index, head, wanted, entries)
+            tree, old_tree = edited or self._indexed(index, head, wanted, copy)
             if tree == old_tree:
                 if edited is None:
                     self._mark(index, head, tree)
@@ -278,16 +278,16 @@ class VaultRepo:
             return sha
         raise GitFailed(["git", "update-ref"], "HEAD kept moving while vaultsync committed")
 
-    def _indexed(self, index: Path, head: str | None, wanted: list[str], entries: bytes | None) -> tuple[str, str]:
-        """(new tree, ``head``'s tree) built on the private index: ``wanted`` hashed again from disk, or, given
-        ``entries``, copied from the real index."""
+    def _indexed(self, index: Path, head: str | None, wanted: list[str], copy: bool) -> tuple[str, str]:
+        """(new tree, ``head``'s tree) built on the private index: ``wanted`` hashed again from disk, or, with
+        ``copy``, copied from the real index."""
         private = {"GIT_INDEX_FILE": str(index)}
         old_tree = self._seed(index, head)
-        if entries is None:
+        if copy:
+            self._git_fed(("update-index", "-z", "--index-info"), self._entries(wanted), env=private)
+        else:
             update = ("update-index", "--add", "--remove", "-z", "--stdin")
             self._git(*update, stdin=_nul_list(wanted), env=private)
-        else:
-            self._git("update-index", "-z", "--index-info", stdin=entries, env=private)
         tree = self._git("write-tree", env=private).strip()
         if not old_tree and head:
             old_tree = self._git("rev-parse", f"{head}^{{tree}}").strip()
@@ -394,41 +394,81 @@ class VaultRepo:
 
     def unlike(self, expected: Mapping[str, str]) -> set[str]:
         """The paths of ``expected`` (path -> blob id) that git's index does not hold with exactly that blob."""
-        listing = self._git_bytes("ls-files", "--stage", "-z")
         differ = set(expected)
-        start = 0
-        while (end := listing.find(b"\0", start)) != -1:
-            tab = listing.index(b"\t", start)
-            path = listing[tab + 1 : end].decode("utf-8", "surrogateescape")  # a name not in UTF-8 is not ours
-            if expected.get(path) == listing[start:tab].split(b" ")[1].decode():
-                differ.discard(path)
-            start = end + 1
+        for records in self._listed():
+            for record in records:
+                tab = record.index(b"\t")
+                path = record[tab + 1 :].decode("utf-8", "surrogateescape")  # a name not in UTF-8 is not ours
+                if expected.get(path) == record[:tab].split(b" ")[1].decode():
+                    differ.discard(path)
         return differ
 
-    def _entries(self, wanted: list[str]) -> bytes:
-        """``update-index --index-info`` input giving ``wanted`` as the real index holds them (absent: removed).
+    def _listed(self) -> Iterator[list[bytes]]:
+        """The real index's entries as ``ls-files --stage -z`` prints them (``<mode> <id> <stage>\\t<path>``),
+        a list at a time as git prints them: at 200k notes the whole listing is 22 MB, which held at once
+        made the commit the peak of a first import's memory."""
+        with subprocess.Popen(
+            ["git", "ls-files", "--stage", "-z"], cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        ) as listing:
+            assert listing.stdout is not None and listing.stderr is not None
+            rest = b""
+            while chunk := listing.stdout.read(ENTRIES_CHUNK):
+                records = (rest + chunk).split(b"\0")
+                rest = records.pop()
+                yield records
+            stderr = listing.stderr.read().decode(errors="replace")
+            if listing.wait() != 0:
+                raise GitFailed(["git", "ls-files"], stderr)
 
-        git lists its index sorted by path bytes, which for UTF-8 is the order of ``sorted`` on the text, so one
-        walk over both lists does it: a first import commits 200k paths, and a dict of the index would double
-        the memory that import needs.
+    def _entries(self, wanted: list[str]) -> Iterator[bytes]:
+        """``update-index --index-info`` input giving ``wanted`` as the real index holds them (absent: removed),
+        a chunk at a time.
+
+        git lists its index sorted by path bytes, the order of ``sorted`` on UTF-8 text, so one walk over both
+        lists does it, as git prints the listing. Paths compare as bytes: a name the person gave that is not
+        UTF-8 has no text to compare.
         """
-        listing = self._git_bytes("ls-files", "--stage", "-z")  # kept as bytes: at 200k notes, 22 MB
-        removed = f"0 {ZERO_OID}"
-        out = io.BytesIO()
-        i, start = 0, 0
-        while (end := listing.find(b"\0", start)) != -1:
-            record = listing[start : end + 1]
-            path = record[record.index(b"\t") + 1 : -1].decode()
-            start = end + 1
-            while i < len(wanted) and wanted[i] < path:
-                out.write(f"{removed}\t{wanted[i]}\0".encode())
-                i += 1
-            if i < len(wanted) and wanted[i] == path:
-                out.write(record)
-                i += 1
-        for path in wanted[i:]:
-            out.write(f"{removed}\t{path}\0".encode())
-        return out.getvalue()
+        removed = f"0 {ZERO_OID}\t".encode()
+        pending = (path.encode() for path in wanted)
+        want = next(pending, None)
+        for records in self._listed():
+            out = []
+            for record in records:
+                path = record[record.index(b"\t") + 1 :]
+                while want is not None and want < path:
+                    out.append(removed + want + b"\0")
+                    want = next(pending, None)
+                if want == path:
+                    out.append(record + b"\0")
+                    want = next(pending, None)
+            yield b"".join(out)
+        last = [] if want is None else [want]
+        yield b"".join(removed + path + b"\0" for path in [*last, *pending])
+
+    def _git_fed(self, args: tuple[str, ...], chunks: Iterable[bytes], env: dict[str, str]) -> None:
+        """Run git with ``chunks`` on its standard input as they come. When the chunks stop short (they
+        raised), git is killed rather than left to take what it was given for all of it."""
+        with subprocess.Popen(
+            ["git", *args],
+            cwd=self.root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **env},
+        ) as git:
+            assert git.stdin is not None and git.stderr is not None
+            try:
+                for chunk in chunks:
+                    git.stdin.write(chunk)
+                git.stdin.close()
+            except BrokenPipeError:  # git stopped reading: its message says why
+                pass
+            except BaseException:
+                git.kill()
+                raise
+            stderr = git.stderr.read().decode(errors="replace")
+            if git.wait() != 0:
+                raise GitFailed(["git", *args], stderr)
 
     def _seed(self, index: Path, head: str | None) -> str:
         """Make the private index hold ``head``'s tree, reusing it when the last commit left it so; returns
