@@ -8,6 +8,7 @@ and system config switched off, so results do not depend on the machine's git id
 from __future__ import annotations
 
 import datetime as dt
+import io
 import json
 import re
 import shutil
@@ -41,7 +42,7 @@ from vaultsync import cli
 from vaultsync import config as configmod
 from vaultsync.config import ConfigError
 from vaultsync.fs import LockHeld
-from vaultsync.model import ExitCode, Report, Severity
+from vaultsync.model import Change, Conflict, ExitCode, Problem, Report, Severity
 from vaultsync.sync.engine import PassOptions, run_pass
 from vaultsync.vault.notes import VIEW_MARKER
 from vaultsync.vault_init import init_vault
@@ -632,6 +633,29 @@ def test_json_report(env: Env, capsys: pytest.CaptureFixture) -> None:
     assert sorted(c["what"] for c in sarah) == ["+fact"] * 6 + ["new entity"]
     assert {c["side"] for c in report["changes"]} == {"memory"}
     assert {"side": "memory", "scope": "daily 2026-12-01", "what": "created"} in report["changes"]
+
+
+def test_json_report_is_written_as_its_dict_would_print() -> None:
+    report = Report(
+        actions=["vault: write 2 Areas/people/李伟/李伟.md"],
+        changes=[Change("memory", "people/李伟", "+fact"), Change("vault", 'say "hi"\nthere', "edited")],
+        conflicts=[Conflict("fact:li-wei-001", "people/李伟", "both sides", "2 Areas/x.conflict.md")],
+        open_conflicts=["2 Areas/x.conflict.md"],
+        problems=[Problem("life/a/items.json", "not JSON: line 1", Severity.WARNING)],
+        commits=["abc123"],
+        files_written=3,
+        stopped="too many deletions",
+    )
+    out = io.StringIO()
+    report.write_json(out)
+
+    assert out.getvalue() == json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n"
+    data = json.loads(out.getvalue())
+    assert data["changes"][0] == {"side": "memory", "scope": "people/李伟", "what": "+fact"}
+    assert data["conflicts"][0]["copy_path"] == "2 Areas/x.conflict.md"
+    assert data["problems"] == [{"path": "life/a/items.json", "message": "not JSON: line 1", "severity": "warning"}]
+    assert data["exit_code"] == ExitCode.SAFETY_STOP
+    assert "李伟" in out.getvalue()
 
 
 # -- 6. commits ----------------------------------------------------------------------------------------------

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -199,7 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("vaultsync: another pass is running (lock held); try again when it ends", file=sys.stderr)
         return ExitCode.LOCKED
     if args.json:
-        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+        report.write_json(sys.stdout)
     else:
         _print_report(report, terminal=sys.stdout.isatty())
     return int(report.exit_code)

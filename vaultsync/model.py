@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from enum import IntEnum, StrEnum
-from typing import Any
+from typing import Any, TextIO
 
 Record = dict[str, Any]
 Progress = Callable[[int, int], None]  # (actions done, actions in the plan); the CLI draws a bar
@@ -106,18 +106,46 @@ class Report:
             return ExitCode.CONFLICTS
         return ExitCode.CLEAN
 
-    def to_json(self) -> dict[str, Any]:
+    def _fields(self) -> dict[str, Any]:
+        """The report in its JSON order, its lists left as objects for :func:`_plain` to turn into dicts."""
         return {
             "dry_run": self.dry_run,
             "exit_code": int(self.exit_code),
             "stopped": self.stopped or None,
             "actions": self.actions,
-            "changes": [asdict(c) for c in self.changes],
-            "conflicts": [vars(c) for c in self.conflicts],
+            "changes": self.changes,
+            "conflicts": self.conflicts,
             "open_conflicts": self.open_conflicts,
-            "problems": [{"path": p.path, "message": p.message, "severity": str(p.severity)} for p in self.problems],
+            "problems": self.problems,
             "commits": self.commits,
             "files_written": self.files_written,
             "quick": self.quick,
             "scoped": self.scoped,
         }
+
+    def to_json(self) -> dict[str, Any]:
+        fields = self._fields()
+        for key in ("changes", "conflicts", "problems"):
+            fields[key] = [_plain(item) for item in fields[key]]
+        return fields
+
+    def write_json(self, out: TextIO) -> None:
+        """Write :meth:`to_json` as indented JSON, one change at a time.
+
+        A first import of 200k facts reports 200k changes: building them all as dicts and then as one string
+        cost about 100 MB more than the pass itself.
+        """
+        encoder = json.JSONEncoder(indent=2, ensure_ascii=False, default=_plain)
+        out.writelines(encoder.iterencode(self._fields()))
+        out.write("\n")
+
+
+def _plain(item: object) -> dict[str, Any]:
+    """One report entry as the JSON object --json prints for it."""
+    if isinstance(item, Change):
+        return {"side": item.side, "scope": item.scope, "what": item.what}
+    if isinstance(item, Conflict):
+        return asdict(item)
+    if isinstance(item, Problem):
+        return {"path": item.path, "message": item.message, "severity": str(item.severity)}
+    raise TypeError(f"a report holds no {type(item).__name__}")
