@@ -21,7 +21,8 @@ The first-import, no-change and small-change targets are judged at 50k facts, th
 the memory target at 200k; the other scales print their ratios for information.
 
 Usage: ``.venv/bin/python benchmarks/run.py --scale small`` (about 1-2 minutes) or ``--scale full``
-(5k/50k/200k facts; long). ``--write-docs`` writes ``docs/performance.md``.
+(5k/50k/200k facts; long). ``--write-docs`` rewrites the "Latest results" part of ``docs/performance.md``
+(between its markers; the text around them is kept).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import threading
 import time
@@ -56,11 +58,11 @@ FLOOR = Path(__file__).resolve().parent / "floor.py"
 DOCS = ROOT / "docs" / "performance.md"
 # vaultsync and the floor run under the same interpreter, so start-up costs the same on both sides.
 PYTHON = ROOT / ".venv" / "bin" / "python" if (ROOT / ".venv" / "bin" / "python").exists() else Path(sys.executable)
-PROFILE_FACTS = 50_000  # the issue asks for the profile at 50k; smaller runs profile their largest scale
+PROFILE_FACTS = 50_000  # the size the targets are judged at; smaller runs profile their largest scale
 TARGETS = {"first_import": 1.3, "no_change": 1.5, "small_change": 1.5, "growth": 1.3}
 PEAK_RSS_TARGET_MB = 300.0
 PEAK_RSS_SCALE = 200_000
-TARGET_SCALE = 50_000  # where the issue sets the first-import, no-change and small-change targets
+TARGET_SCALE = 50_000  # the size the first-import, no-change and small-change targets are set for
 
 
 @dataclass(frozen=True)
@@ -373,7 +375,7 @@ def _uncommitting(bench: Bench, res: ScaleResult, case: Case, key: str, label: s
 
 def new_entities(bench: Bench, res: ScaleResult, case: Case, people: Path, repeats: int) -> None:
     """Passes after the agent creates an entity (a new person, one fact naming a known one), the commonest
-    change after a fact. Timed against the no-change pass; the issue sets no target for it, so it is shown
+    change after a fact. Timed against the no-change pass; it has no target of its own, so it is shown
     for information."""
     known = sorted(p.name for p in people.iterdir() if p.is_dir())
     for r in range(repeats):
@@ -453,12 +455,14 @@ def profile_no_change(bench: Bench, case: Case, top: int = 15) -> str:
     start = next((i for i, line in enumerate(lines) if line.strip().startswith("ncalls")), 0)
     head = next((line.strip() for line in lines if "function calls" in line), "")
     site = f"{ROOT}/.venv/lib/python{sys.version_info.major}.{sys.version_info.minor}/site-packages/"
-    prefixes = [site, f"{bench.env.get('PYTHONPATH', ROOT)}/", f"{ROOT}/"]
+    # Module paths are shown from their package down: the folders above them are one machine's.
+    libs = {sysconfig.get_path(name) for name in ("purelib", "platlib", "platstdlib", "stdlib")}
+    prefixes = [site, f"{bench.env.get('PYTHONPATH', ROOT)}/", f"{ROOT}/", *sorted(f"{lib}/" for lib in libs)]
     body = []
     for line in lines[start:]:
         for prefix in prefixes:
             line = line.replace(prefix, "")
-        body.append(line)
+        body.append(re.sub(r"(?<![\w.])/(?:[^\s/:()]+/)+", "", line))
     return "\n".join([head, "", *body]).rstrip()
 
 
@@ -652,6 +656,10 @@ def machine() -> dict[str, str]:
     git = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "vaultsync"], capture_output=True)
+    # The interpreter that runs vaultsync and the floor, which may not be the one running this script.
+    version = subprocess.run(
+        [str(PYTHON), "-c", "import platform; print(platform.python_version())"], capture_output=True, text=True
+    ).stdout.strip()
     mem_kb = next(
         (
             int(line.split()[1])
@@ -662,37 +670,49 @@ def machine() -> dict[str, str]:
     )
     return {
         "nproc": str(os.cpu_count()),
-        "python": platform.python_version() + f" ({sys.executable})",
+        "python": f"{version or platform.python_version()} ({portable(str(PYTHON))})",
         "git": git,
         "os": platform.platform(),
         "memory": f"{mem_kb // 1024} MB",
         "vaultsync": (head.stdout.strip() or "unknown") + (" with uncommitted changes" if dirty.stdout else ""),
         "load": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+        "date": datetime.now().strftime("%Y-%m-%d %H:%M"),
     }
 
 
-DOC_END = "<!-- end of the part benchmarks/run.py writes; text below this line is kept on every rewrite -->"
-GENERATED = ("# Performance", "## Results", "## Trees", "## Every timed run", "## Failures", "## Notes",
-             "## Where a no-change pass", "## Machine and method")  # fmt: skip
+DOC_BEGIN = "<!-- from here to the end marker, benchmarks/run.py --write-docs writes; edit the text around it -->"
+DOC_END = "<!-- end of the part benchmarks/run.py writes -->"
 
 
-def kept_text(path: Path) -> str:
-    """What a person (or another tool) added to the doc, so a rewrite of the figures does not delete it.
-
-    Below the end marker everything is theirs; in a file written before the marker existed, every section
-    whose heading run.py does not write is kept.
+def portable(arg: str) -> str:
+    """An argument or path as the doc shows it: inside the repository, relative to it (``.venv/bin/python``);
+    elsewhere, by its name alone. The doc is read on other machines, where one machine's folders mean nothing.
     """
-    if not path.exists():
-        return ""
-    text = path.read_text(encoding="utf-8")
-    if DOC_END in text:
-        return text.split(DOC_END, 1)[1].strip("\n")
-    sections = re.split(r"(?m)^(?=#{1,2} )", text)
-    return "".join(s for s in sections if s.strip() and not s.startswith(GENERATED)).strip("\n")
+    option, eq, value = arg.partition("=") if arg.startswith("--") else ("", "", arg)
+    if not value.startswith("/"):
+        return arg
+    path = Path(value)
+    shown = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
+    return f"{option}{eq}{shown}"
 
 
-def write_docs(
-    path: Path,
+def splice(old: str | None, generated: str) -> str:
+    """The doc with the part between the markers replaced by ``generated``; the text around it is kept as is.
+
+    A doc without the markers keeps all its text and gets the generated part at its end, so no explanation a
+    person wrote is ever lost to a rewrite; move the block where it belongs once.
+    """
+    body = generated.strip("\n")
+    block = f"{DOC_BEGIN}\n{body}\n{DOC_END}"
+    if old is None:
+        return f"# Performance\n\n{block}\n"
+    head, begin, rest = old.partition(DOC_BEGIN)
+    if begin and DOC_END in rest:
+        return head + block + rest.split(DOC_END, 1)[1]
+    return old.rstrip("\n") + "\n\n" + block + "\n"
+
+
+def generated_docs(
     rows: list[Row],
     results: list[ScaleResult],
     skipped: list[str],
@@ -700,20 +720,18 @@ def write_docs(
     cold: str,
     command: str,
     elapsed: float,
-    profile: tuple[int, str] | None,
-) -> None:
+) -> str:
+    """The latest run, as docs/performance.md shows it: the verdicts, the trees, the machine and the command.
+
+    Each repeat's seconds, peak memory and exit code go to the ``--json`` file, and ``--profile``'s profile to
+    the terminal, rather than the doc: the doc explains, and the ratios of medians are what a reader compares
+    with the targets.
+    """
     lines = [
-        "# Performance",
+        "## Latest results",
         "",
-        "Measurements of vaultsync at the commit named under Machine and method, by `benchmarks/run.py --write-docs`.",
-        "Each benchmark compares vaultsync with a reference doing the irreducible part of the same job, in the same",
-        "run on the same data, and reports the ratio of medians: the machines are shared and noisy, so absolute",
-        "seconds from different runs are not comparable. See `benchmarks/README.md` for what each one compares.",
-        "The first-import, no-change and small-change targets are judged at 50k facts and the memory target at",
-        "200k, the sizes they are set for; growth is judged by the rise of time per fact from a smaller memory to",
-        "a larger one (max / min, which a small memory's fixed costs inflate, is shown beside it).",
-        "",
-        "## Results",
+        f"Measured on {info['date']} by the command at the end of this part; each ratio is of medians taken in",
+        "that one run (see [How it is measured](#how-it-is-measured)).",
         "",
         "| scale | benchmark | vaultsync | reference | ratio | target | result |",
         "| --- | --- | --- | --- | ---: | --- | --- |",
@@ -726,7 +744,8 @@ def write_docs(
         )
     if skipped:
         lines += ["", "Not measured in this run: " + "; ".join(skipped) + "."]
-    lines += ["", "## Trees", "", "| facts | entities | superseded | id-less | Chinese | wrapped files | daily notes |"]
+    lines += ["", "### Trees", ""]
+    lines += ["| facts | entities | superseded | id-less | Chinese | wrapped files | daily notes |"]
     lines += ["| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for res in results:
         s = res.stats
@@ -734,67 +753,38 @@ def write_docs(
             f"| {s.get('facts', 0)} | {s.get('entities', 0)} | {s.get('superseded', 0)} | {s.get('idless', 0)} | "
             f"{s.get('chinese', 0)} | {s.get('wrapped', 0)} | {s.get('daily_notes', 0)} |"
         )
-    lines += ["", "## Every timed run", "", "| scale | run | seconds (each repeat) | max RSS MB | exit codes |"]
-    lines += ["| --- | --- | --- | --- | --- |"]
-    for res in results:
-        for key, runs in res.runs.items():
-            secs = ", ".join(f"{r.seconds:.2f}" for r in runs)
-            rss = ", ".join(f"{r.max_rss_mb:.0f}" for r in runs)
-            rcs = ", ".join(str(r.rc) for r in runs)
-            lines.append(f"| {res.facts // 1000}k | {key} | {secs} | {rss} | {rcs} |")
     problems = [f"{res.facts // 1000}k: {f}" for res in results for f in res.failures]
-    notes = [f"{res.facts // 1000}k: {n}" for res in results for n in res.notes]
+    scales_of: dict[str, list[str]] = {}
+    for res in results:
+        for note in res.notes:
+            scales_of.setdefault(note, []).append(f"{res.facts // 1000}k")
+    notes = [f"{', '.join(scales)}: {note}" for note, scales in scales_of.items()]
     if problems:
-        lines += ["", "## Failures", ""] + [f"- {p}" for p in problems]
+        lines += ["", "### Failures", ""] + [f"- {p}" for p in problems]
     if notes:
-        lines += ["", "## Notes", ""] + [f"- {n}" for n in notes]
-    if profile:
-        lines += [
-            "",
-            f"## Where a no-change pass spends its time ({profile[0] // 1000}k facts)",
-            "",
-            "`python -m cProfile -s cumtime -m vaultsync.cli sync` on the vault after the no-change runs, top 15 by",
-            "cumulative time (profiling roughly doubles the wall time):",
-            "",
-            "```",
-            profile[1],
-            "```",
-        ]
+        lines += ["", "### Notes", ""] + [f"- {n}" for n in notes]
     lines += [
         "",
-        "## Machine and method",
+        "### Machine",
         "",
-        f"- nproc: {info['nproc']}; memory: {info['memory']}; OS: {info['os']}",
-        f"- Python: {info['python']}",
-        f"- git: {info['git']}",
         f"- vaultsync: commit {info['vaultsync']}",
-        f"- load average at the start: {info['load']} (a shared machine: other jobs were running)",
+        f"- nproc: {info['nproc']}; memory: {info['memory']}; OS: {info['os']}",
+        f"- Python: {info['python']}; {info['git']}",
+        f"- load average at the start: {info['load']}",
         f"- page cache: {cold}",
         f"- total run time: {elapsed / 60:.1f} min",
-        f"- date: {datetime.now().strftime('%Y-%m-%d %H:%M')}",
-        "",
-        "Every timed run is a subprocess (`.venv/bin/python -m vaultsync.cli sync`, `benchmarks/floor.py` under",
-        "the same interpreter, `git status --porcelain`), so interpreter start-up and imports are included. Each",
-        "first import runs in a fresh temp directory; the no-change and small-change passes run round by round,",
-        "interleaved, on the vault the last vaultsync first import made, after one untimed `git status`.",
-        "`GIT_CONFIG_GLOBAL` points at a file that only turns off automatic gc, and `GIT_CONFIG_NOSYSTEM=1`.",
-        "vaultsync runs from a byte-compiled copy of `vaultsync/` taken when the run starts, so edits made to the",
-        "tree during a long run cannot mix versions. Peak memory is `ru_maxrss`",
-        "from `os.wait4` on the vaultsync process, which covers the git children it waited for. The memory trees",
-        "come from `benchmarks/generate.py` (seed 0): 25 facts per entity, one daily note per 50 facts, 20%",
-        "superseded, about 10% Chinese text, facts naming other entities.",
-        "",
-        "Command:",
         "",
         "```sh",
         command,
         "```",
-        "",
     ]
-    kept = kept_text(path)
-    lines += [DOC_END, ""] + ([kept, ""] if kept else [])
+    return "\n".join(lines)
+
+
+def write_docs(path: Path, generated: str) -> None:
+    old = path.read_text(encoding="utf-8") if path.exists() else None
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines), encoding="utf-8")
+    path.write_text(splice(old, generated), encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -829,9 +819,8 @@ def main(argv: list[str] | None = None) -> int:
         + (" (--warm)" if args.warm else " (not permitted here: drop_caches could not be written)")
     )
     info = machine()
-    exe = Path(sys.executable)
-    shown = exe.relative_to(ROOT).as_posix() if exe.is_relative_to(ROOT) else exe.as_posix()
-    command = shlex.join([shown, *sys.argv]) if argv is None else "benchmarks/run.py " + shlex.join(argv)
+    called = [sys.executable, *sys.argv] if argv is None else ["benchmarks/run.py", *argv]
+    command = shlex.join(portable(arg) for arg in called)
     print(f"vaultsync benchmarks, scale {args.scale}: {', '.join(str(f) for f in scales)} facts; cache {cache}")
     print(f"machine: {json.dumps(info)}")
 
@@ -848,7 +837,8 @@ def main(argv: list[str] | None = None) -> int:
         ]
         if args.write_docs:
             shown_skips = skipped + ([] if final else pending)
-            write_docs(DOCS, rows, results, shown_skips, info, cache, command, time.perf_counter() - started, profile)
+            elapsed = time.perf_counter() - started
+            write_docs(DOCS, generated_docs(rows, results, shown_skips, info, cache, command, elapsed))
         if args.json:
             args.json.write_text(json.dumps([asdict(r) for r in results], indent=2))
         return rows

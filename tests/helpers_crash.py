@@ -43,7 +43,7 @@ from helpers_twoway import (
 )
 
 from vaultsync import config as configmod
-from vaultsync.vault_init import init_vault
+from vaultsync.app.init import init_vault
 
 # -- the setup ------------------------------------------------------------------------------------------------
 GENERATED = 40  # extra entities, so that a pass scans ~400 notes and writes about a hundred files

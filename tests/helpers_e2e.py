@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vaultsync import config as configmod
+from vaultsync.app.init import InitResult, init_vault
 from vaultsync.config import Config
-from vaultsync.vault_init import InitResult, init_vault
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO_ROOT / "vault-example"

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from vaultsync import config as configmod
+from vaultsync.app.init import init_vault
 from vaultsync.config import Config
+from vaultsync.engine.run import PassOptions, run_pass
 from vaultsync.model import ExitCode, Problem, Report, Severity
-from vaultsync.sync.engine import PassOptions, run_pass
-from vaultsync.vault_init import init_vault
 
 TODAY = date(2026, 2, 1)
 # Files and folders in the vault that are not notes a pass renders.

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from vaultsync import config as configmod
+from vaultsync.app.init import init_vault
 from vaultsync.config import Config, GitSettings
+from vaultsync.engine.run import PassOptions, run_pass
 from vaultsync.model import Report
-from vaultsync.sync.engine import PassOptions, run_pass
-from vaultsync.vault_init import init_vault
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "vault-example"
 # The example's newest daily note is 2026-12-01: that is "today" unless a test says otherwise.

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vaultsync.core.scope import Unread
 from vaultsync.names import fold
-from vaultsync.sync.base import BaseEntry, BaseStore
-from vaultsync.sync.scope import Unread
+from vaultsync.state.base import BaseEntry, BaseStore
 
 # Entity folders whose keys sort next to each other: a prefix of another, a space, a dash, a sub-folder, accents.
 RELS = ["people/a", "people/a b", "people/a-b", "people/a/b", "people/aé", "people/b", "companies/a"]

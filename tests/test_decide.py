@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vaultsync.core.decide import UNKNOWN, Decision, Outcome, decide
+from vaultsync.core.merge import merge_entities, merge_records, merge_text, union_text
+from vaultsync.core.units import ENTITY, FACT, FILE, same
 from vaultsync.model import EntityContent
-from vaultsync.sync.decide import UNKNOWN, Decision, Outcome, decide
-from vaultsync.sync.merge import merge_entities, merge_records, merge_text, union_text
-from vaultsync.sync.units import ENTITY, FACT, FILE, same
 
 SAME, CONVERGED, TO_VAULT, TO_MEMORY, MERGED, CONFLICT, SKIP = (
     Outcome.SAME,

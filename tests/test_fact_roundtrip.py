@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from vaultsync.sync.units import entity_style
+from vaultsync.core.units import entity_style
 from vaultsync.vault.notes import FACT_DERIVED, FactView, fact_record, read_fact_note, render_fact
 
 AMBIGUOUS = ["yes", "no", "on", "off", "null", "~", "1e3", "0x1F", "0o17", "1_000", "2026-1-5", "10:30", "true"]

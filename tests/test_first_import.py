@@ -24,10 +24,10 @@ from helpers_crash import run_sync, stale_git_locks
 from helpers_twoway import EXAMPLE, Env, base_rows, isolate_git
 
 from vaultsync import config as configmod
-from vaultsync import gitrepo
+from vaultsync.app.init import init_vault
+from vaultsync.engine import first_import
+from vaultsync.git import repo as gitrepo
 from vaultsync.model import Report
-from vaultsync.sync import firstimport
-from vaultsync.vault_init import init_vault
 
 GENERATE = Path(__file__).resolve().parents[1] / "benchmarks" / "generate.py"
 
@@ -89,13 +89,13 @@ def test_vault_example_in_batches_of_one_entity(tmp_path: Path, monkeypatch: pyt
 @pytest.mark.parametrize(
     ("batch", "workers", "keep", "entities"),
     [
-        (3, 1, firstimport.KEEP_UNITS, firstimport.KEEP_ENTITIES),
-        (7, 1, firstimport.KEEP_UNITS, firstimport.KEEP_ENTITIES),
-        (7, 1, 300, firstimport.KEEP_ENTITIES),
-        (3, 1, 0, firstimport.KEEP_ENTITIES),
-        (7, 1, firstimport.KEEP_UNITS, 5),
-        (3, 2, firstimport.KEEP_UNITS, firstimport.KEEP_ENTITIES),
-        (5, 3, firstimport.KEEP_UNITS, firstimport.KEEP_ENTITIES),
+        (3, 1, first_import.KEEP_UNITS, first_import.KEEP_ENTITIES),
+        (7, 1, first_import.KEEP_UNITS, first_import.KEEP_ENTITIES),
+        (7, 1, 300, first_import.KEEP_ENTITIES),
+        (3, 1, 0, first_import.KEEP_ENTITIES),
+        (7, 1, first_import.KEEP_UNITS, 5),
+        (3, 2, first_import.KEEP_UNITS, first_import.KEEP_ENTITIES),
+        (5, 3, first_import.KEEP_UNITS, first_import.KEEP_ENTITIES),
     ],
     ids=[
         "3-all-kept",
@@ -119,8 +119,8 @@ def test_a_generated_tree_in_batches(
     """In this process, the first walk's reads are kept for the second up to a bound, and past it batches are
     read again; in forked workers, each reads its batches again."""
     isolate_git(monkeypatch.setenv, tmp_path / "git-env")
-    monkeypatch.setattr(firstimport, "KEEP_UNITS", keep)
-    monkeypatch.setattr(firstimport, "KEEP_ENTITIES", entities)
+    monkeypatch.setattr(first_import, "KEEP_UNITS", keep)
+    monkeypatch.setattr(first_import, "KEEP_ENTITIES", entities)
     env, report = import_both(generated, tmp_path, batch=batch, workers=workers)
     assert report.files_written > 600
     assert env.sync().quick

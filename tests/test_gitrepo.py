@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultsync import gitrepo
-from vaultsync.gitrepo import PACK_GIT_MIN, PACK_PATHS_MIN, Author, VaultRepo, ensure_repo, git_version
+from vaultsync.git import repo as gitrepo
+from vaultsync.git.repo import PACK_GIT_MIN, PACK_PATHS_MIN, Author, VaultRepo, ensure_repo, git_version
 
 
 def test_a_commit_message_longer_than_the_argument_limit_is_committed_whole(

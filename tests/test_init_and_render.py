@@ -40,12 +40,12 @@ from helpers_e2e import (
 
 from vaultsync import cli
 from vaultsync import config as configmod
+from vaultsync.app.init import init_vault
 from vaultsync.config import ConfigError
+from vaultsync.engine.run import PassOptions, run_pass
 from vaultsync.fs import LockHeld
 from vaultsync.model import Change, Conflict, ExitCode, Problem, Report, Severity
-from vaultsync.sync.engine import PassOptions, run_pass
 from vaultsync.vault.notes import VIEW_MARKER
-from vaultsync.vault_init import init_vault
 
 AGENT = "vaultsync agent <agent@vaultsync.invalid>"
 # What init writes into the vault (besides the repository itself).

@@ -87,7 +87,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
 
 from vaultsync.model import Report, Severity
-from vaultsync.sync.snapshot import SNAPSHOT
+from vaultsync.state.snapshot import SNAPSHOT
 
 PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink, Phase.explain)
 CI_EXAMPLES = 20

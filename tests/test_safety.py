@@ -43,8 +43,8 @@ from helpers_twoway import (
 )
 
 from vaultsync import config as configmod
-from vaultsync import gitrepo
 from vaultsync.config import Safety
+from vaultsync.git import repo as gitrepo
 from vaultsync.model import ExitCode, Report, Severity
 
 NORA = "[user]\n\tname = Nora\n\temail = nora@example.org\n"

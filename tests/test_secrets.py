@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from vaultsync import secrets
-from vaultsync.secrets import Finding, scan_bytes, scan_text
+from vaultsync.git import secrets
+from vaultsync.git.secrets import Finding, scan_bytes, scan_text
 
 TELEGRAM_SECRET = "AAH" + "x1Y" * 10 + "z_"  # exactly 35 characters
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from helpers_twoway import LIWEI_DIR, SARAH, SARAH_DIR, Env, body_of, build_synced, isolate_git, set_prop
 
-from vaultsync.sync import snapshot
+from vaultsync.state import snapshot
 
 
 @pytest.fixture

@@ -11,8 +11,7 @@ from typing import Any
 
 from vaultsync import config as configmod
 from vaultsync.config import ConfigError
-from vaultsync.fs import LockHeld
-from vaultsync.model import ExitCode, Report, Severity
+from vaultsync.model import ExitCode, Report, Severity, phrase
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -62,8 +61,6 @@ def _print_report(report: Report, terminal: bool) -> None:
             + ("" if report.dry_run else ", nothing to commit")
         )
         return
-    from vaultsync.sync.changes import phrase
-
     say = _styled_printer() if terminal else _plain_print
     if report.stopped:
         say("stopped:", "bold red", " ")
@@ -180,20 +177,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"vaultsync: {exc}", file=sys.stderr)
         return ExitCode.USAGE
 
-    from vaultsync.sync.engine import PassOptions, run_pass
+    from vaultsync.app.sync import LockHeld, PassOptions, status, sync
 
-    dry = args.command == "status" or args.dry_run
     try:
         progress = _ProgressBar() if sys.stderr.isatty() and not args.json else None
         batch = getattr(args, "batch", None)
         sizes = {} if batch is None else {"import_batch": max(0, batch), "full_batch": max(0, batch)}
         options = PassOptions(
-            dry_run=dry,
+            dry_run=getattr(args, "dry_run", False),
             confirm_deletes=getattr(args, "yes", False),
             progress=progress,
             **sizes,
         )
-        report = run_pass(cfg, options)
+        report = status(cfg, options) if args.command == "status" else sync(cfg, options)
     except LockHeld:
         print("vaultsync: another pass is running (lock held); try again when it ends", file=sys.stderr)
         return ExitCode.LOCKED
@@ -205,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _init(args: argparse.Namespace, path: Path) -> int:
-    from vaultsync.vault_init import init_vault
+    from vaultsync.app.init import init_vault
 
     result = init_vault(Path(args.workspace), Path(args.life), Path(args.vault), path)
     print(f"config: {result.config_path}")

@@ -7,6 +7,7 @@ round, and sync/ joins them.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from enum import IntEnum, StrEnum
@@ -149,3 +150,25 @@ def _plain(item: object) -> dict[str, Any]:
     if isinstance(item, Problem):
         return {"path": item.path, "message": item.message, "severity": str(item.severity)}
     raise TypeError(f"a report holds no {type(item).__name__}")
+
+
+FACT_WORDS = frozenset({"+fact", "-fact", "superseded", "edited fact"})  # what a change does to a fact
+
+
+def plural(n: int, word: str, many: str = "") -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
+
+
+def phrase(counts: Counter[str]) -> str:
+    """A scope's changes in a few words (``+2 facts, 1 superseded``): for commit subjects and the report."""
+    parts = []
+    if counts["+fact"]:
+        parts.append("+" + plural(counts["+fact"], "fact"))
+    if counts["-fact"]:
+        parts.append("-" + plural(counts["-fact"], "fact"))
+    if counts["superseded"]:
+        parts.append(f"{counts['superseded']} superseded")
+    if counts["edited fact"]:
+        parts.append(f"{plural(counts['edited fact'], 'fact')} edited")
+    parts += [word for word in counts if word not in FACT_WORDS]
+    return ", ".join(parts)

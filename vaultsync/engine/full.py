@@ -12,22 +12,22 @@ from datetime import date
 from pathlib import Path
 
 from vaultsync.config import Config
+from vaultsync.core.changes import keyed_changes, message
+from vaultsync.core.decide import UNKNOWN, Outcome, decide
+from vaultsync.core.merge import merge_entities, merge_records, merge_text
+from vaultsync.core.moves import apply_moves, detect_moves, moved_walk
+from vaultsync.core.plan import Action, Plan, make_plan, scope_of
+from vaultsync.core.scope import ITEMS, SCOPE_MAX, SUMMARY, Context, Names, Scope, crowded, narrow
+from vaultsync.core.units import ENTITY, FACT, UnitState, World, gather, same
+from vaultsync.engine.apply import Applied, apply_plan
+from vaultsync.engine.run import PassOptions
 from vaultsync.fs import atomic_write, set_aside
-from vaultsync.gitrepo import Author, GitFailed, NotARepository, VaultRepo
+from vaultsync.git.repo import Author, GitFailed, NotARepository, VaultRepo
+from vaultsync.git.secrets import scan_bytes
 from vaultsync.memory.tree import MemoryScan, list_memory, scan_memory, scan_memory_scope
 from vaultsync.model import Change, Problem, Report, Severity
-from vaultsync.secrets import scan_bytes
-from vaultsync.sync import snapshot
-from vaultsync.sync.apply import Applied, apply_plan
-from vaultsync.sync.base import BaseEntry, BaseStore
-from vaultsync.sync.changes import keyed_changes, message
-from vaultsync.sync.decide import UNKNOWN, Outcome, decide
-from vaultsync.sync.engine import PassOptions
-from vaultsync.sync.merge import merge_entities, merge_records, merge_text
-from vaultsync.sync.moves import apply_moves, detect_moves, moved_walk
-from vaultsync.sync.plan import Action, Plan, make_plan, scope_of
-from vaultsync.sync.scope import ITEMS, SCOPE_MAX, SUMMARY, Context, Names, Scope, crowded, narrow
-from vaultsync.sync.units import ENTITY, FACT, UnitState, World, gather, same
+from vaultsync.state import snapshot
+from vaultsync.state.base import BaseEntry, BaseStore
 from vaultsync.vault.layout import VaultLayout
 from vaultsync.vault.scan import VaultScan, scan_vault, scan_vault_scope
 
@@ -240,7 +240,7 @@ def run_full(
                 scoped = Report(dry_run=report.dry_run, scoped=True)
                 if narrowed is not None and _run(setting, scoped, narrowed) is not None:
                     return scoped
-        from vaultsync.sync.batchpass import run_batched
+        from vaultsync.engine.batched import run_batched
 
         result = _import(setting, report) or run_batched(setting, report) or _run(setting, report, None)
         assert result is not None
@@ -337,7 +337,7 @@ def _import(setting: Setting, report: Report) -> Report | None:
     repo = _repo(cfg, report)
     if repo is None:
         return report
-    from vaultsync.sync.firstimport import run_import
+    from vaultsync.engine.first_import import run_import
 
     listing = list_memory(cfg.workspace, cfg.life, layout.reserved_life_dirs())
     return run_import(setting, report, repo, listing)

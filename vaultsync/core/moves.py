@@ -12,8 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from vaultsync.memory.tree import MemoryScan
-from vaultsync.sync.base import BaseEntry
-from vaultsync.sync.snapshot import MemoryWalk
+from vaultsync.state.base import BaseEntry
+from vaultsync.state.snapshot import MemoryWalk
 from vaultsync.vault.layout import slug_of
 from vaultsync.vault.scan import VaultScan
 

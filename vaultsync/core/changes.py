@@ -7,16 +7,15 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from vaultsync.model import Change
-from vaultsync.sync.decide import Outcome
-from vaultsync.sync.plan import scope_of
-from vaultsync.sync.units import ENTITY, FACT, World
+from vaultsync.core.decide import Outcome
+from vaultsync.core.plan import scope_of
+from vaultsync.core.units import ENTITY, FACT, World
+from vaultsync.model import FACT_WORDS, Change, phrase, plural
 from vaultsync.vault.layout import VaultLayout
 
 PERSON_SIDE = (Outcome.TO_MEMORY, Outcome.MERGED, Outcome.CONFLICT)
 AGENT_SIDE = (Outcome.TO_VAULT, Outcome.CONVERGED, Outcome.MERGED, Outcome.CONFLICT)
 SUBJECT_LIMIT = 100
-FACT_WORDS = frozenset({"+fact", "-fact", "superseded", "edited fact"})
 
 
 def classify(kind: str, before: Any, after: Any) -> str:
@@ -60,24 +59,6 @@ def keyed_changes(world: World, layout: VaultLayout) -> tuple[list[tuple[str, Ch
     return changes, {p for p in person_paths if p}
 
 
-def _plural(n: int, word: str, plural: str = "") -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {plural or word + 's'}"
-
-
-def phrase(counts: Counter[str]) -> str:
-    parts = []
-    if counts["+fact"]:
-        parts.append("+" + _plural(counts["+fact"], "fact"))
-    if counts["-fact"]:
-        parts.append("-" + _plural(counts["-fact"], "fact"))
-    if counts["superseded"]:
-        parts.append(f"{counts['superseded']} superseded")
-    if counts["edited fact"]:
-        parts.append(f"{_plural(counts['edited fact'], 'fact')} edited")
-    parts += [word for word in counts if word not in FACT_WORDS]
-    return ", ".join(parts)
-
-
 def message(direction: str, changes: Sequence[Change], extra_scopes: Sequence[str] = ()) -> str:
     """A subject like ``memory -> vault: people/sarah +1 fact, 1 superseded; daily 2026-01-27``.
 
@@ -99,8 +80,8 @@ def message(direction: str, changes: Sequence[Change], extra_scopes: Sequence[st
     files = sum(1 for scope in by_scope if scope.endswith(".md") or scope.startswith("daily "))
     entities = len(by_scope) - files
     facts = phrase(Counter({w: n for w, n in totals.items() if w in FACT_WORDS}))
-    parts = [_plural(entities, "entity", "entities") + (f" ({facts})" if facts else "")]
-    parts += [_plural(files, "file")] if files else []
-    parts += [_plural(len(derived), "entity", "entities") + " with derived properties"] if derived else []
+    parts = [plural(entities, "entity", "entities") + (f" ({facts})" if facts else "")]
+    parts += [plural(files, "file")] if files else []
+    parts += [plural(len(derived), "entity", "entities") + " with derived properties"] if derived else []
     subject = f"{direction}: " + ", ".join(p for p in parts if not p.startswith("0 "))
     return subject + "\n\n" + "\n".join(lines)

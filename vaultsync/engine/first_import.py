@@ -20,20 +20,20 @@ from dataclasses import dataclass
 from datetime import date
 
 from vaultsync.config import Config
+from vaultsync.core.changes import message, side_changes
+from vaultsync.core.plan import Plan, Planner, make_plan, scope_of
+from vaultsync.core.scope import Names, Planned
+from vaultsync.core.units import World, gather
+from vaultsync.engine.apply import Applied, apply_plan
+from vaultsync.engine.full import UNCOMMITTED, Setting, _commit, _settled, decide_all
 from vaultsync.forked import ForkedMap, WorkerFailed, one_at_a_time, processes_for
 from vaultsync.fs import atomic_write, set_aside
-from vaultsync.gitrepo import Author, GitFailed, VaultRepo, fast_import_blobs
+from vaultsync.git.repo import Author, GitFailed, VaultRepo, fast_import_blobs
+from vaultsync.git.secrets import scan_bytes
 from vaultsync.memory.tree import MemoryListing, MemoryScan, scan_memory_scope
 from vaultsync.model import Change, Problem, Report, Severity
-from vaultsync.secrets import scan_bytes
-from vaultsync.sync import snapshot
-from vaultsync.sync.apply import Applied, apply_plan
-from vaultsync.sync.base import UnitRow, unit_rows
-from vaultsync.sync.changes import message, side_changes
-from vaultsync.sync.fullpass import UNCOMMITTED, Setting, _commit, _settled, decide_all
-from vaultsync.sync.plan import Plan, Planner, make_plan, scope_of
-from vaultsync.sync.scope import Names, Planned
-from vaultsync.sync.units import World, gather
+from vaultsync.state import snapshot
+from vaultsync.state.base import UnitRow, unit_rows
 from vaultsync.vault.layout import VaultLayout
 from vaultsync.vault.links import note_stem
 from vaultsync.vault.scan import VaultScan

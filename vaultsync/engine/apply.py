@@ -11,6 +11,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vaultsync.core.plan import Action, Plan
 from vaultsync.fs import (
     FileChanged,
     Replaced,
@@ -24,7 +25,6 @@ from vaultsync.fs import (
     sync_all,
 )
 from vaultsync.model import Problem, Progress, Severity
-from vaultsync.sync.plan import Action, Plan
 
 # The vault, then memory: memory has no history of its own, so its files are written only for units whose notes
 # were written. (Folder moves go before everything.)

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from vaultsync.core.decide import UNKNOWN, Decision
 from vaultsync.memory.identity import assign_notes
 from vaultsync.memory.tree import MemEntity, MemoryScan
 from vaultsync.model import EntityContent, Problem, Record, Severity, canonical
 from vaultsync.names import name_problem
-from vaultsync.sync.base import BaseEntry, json_text
-from vaultsync.sync.decide import UNKNOWN, Decision
+from vaultsync.state.base import BaseEntry, json_text
 from vaultsync.vault.layout import VaultLayout, entity_key, fact_key, file_key, slug_of, split_fact_key
 from vaultsync.vault.notes import entity_content, fact_record, same_value
 from vaultsync.vault.scan import Note, VaultEntity, VaultScan

@@ -30,18 +30,15 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from vaultsync.config import Config
-from vaultsync.fs import atomic_write, set_aside
-from vaultsync.gitrepo import Author
-from vaultsync.memory.tree import MemoryListing, MemoryScan, list_memory, scan_memory_scope
-from vaultsync.model import Change, Problem, Report, Severity
-from vaultsync.names import fold
-from vaultsync.sync import snapshot
-from vaultsync.sync.apply import apply_plan
-from vaultsync.sync.base import BaseEntry
-from vaultsync.sync.changes import message
-from vaultsync.sync.decide import Outcome
-from vaultsync.sync.firstimport import FILES_PER_ENTITY, racy_reads
-from vaultsync.sync.fullpass import (
+from vaultsync.core.changes import message
+from vaultsync.core.decide import Outcome
+from vaultsync.core.moves import apply_moves, base_notes, moved_walk, pair_moves
+from vaultsync.core.plan import Action, Planner, make_plan, scope_of
+from vaultsync.core.scope import Names, Planned
+from vaultsync.core.units import World, gather
+from vaultsync.engine.apply import apply_plan
+from vaultsync.engine.first_import import FILES_PER_ENTITY, racy_reads
+from vaultsync.engine.full import (
     UNCOMMITTED,
     Setting,
     Tally,
@@ -56,10 +53,13 @@ from vaultsync.sync.fullpass import (
     plan_moves,
     settle_conflicts,
 )
-from vaultsync.sync.moves import apply_moves, base_notes, moved_walk, pair_moves
-from vaultsync.sync.plan import Action, Planner, make_plan, scope_of
-from vaultsync.sync.scope import Names, Planned
-from vaultsync.sync.units import World, gather
+from vaultsync.fs import atomic_write, set_aside
+from vaultsync.git.repo import Author
+from vaultsync.memory.tree import MemoryListing, MemoryScan, list_memory, scan_memory_scope
+from vaultsync.model import Change, Problem, Report, Severity
+from vaultsync.names import fold
+from vaultsync.state import snapshot
+from vaultsync.state.base import BaseEntry
 from vaultsync.vault.layout import VaultLayout, slug_of
 from vaultsync.vault.links import note_stem
 from vaultsync.vault.scan import VaultListing, VaultScan, list_fact_notes, list_vault, scan_vault_scope

@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from vaultsync.config import Config
+from vaultsync.core.decide import UNKNOWN, Outcome
+from vaultsync.core.scope import Context, Names, Planned
+from vaultsync.core.units import ENTITY, FACT, FILE, World, encode_base, kind_of, plain
 from vaultsync.memory.items import (
     AppendEntry,
     DeleteEntry,
@@ -27,10 +30,7 @@ from vaultsync.memory.items import (
 )
 from vaultsync.memory.tree import MemoryScan, Summary
 from vaultsync.model import PARA_KEYS, Change, Conflict, EntityContent, Problem, Record, Severity, canonical
-from vaultsync.sync.base import BaseEntry
-from vaultsync.sync.decide import UNKNOWN, Outcome
-from vaultsync.sync.scope import Context, Names, Planned
-from vaultsync.sync.units import ENTITY, FACT, FILE, World, encode_base, kind_of, plain
+from vaultsync.state.base import BaseEntry
 from vaultsync.textio import newline_of
 from vaultsync.vault.layout import VaultLayout, entity_key, fact_key, slug_of, split_fact_key
 from vaultsync.vault.links import LinkIndex, MentionMatcher, mention_strings

@@ -14,7 +14,7 @@ from datetime import date, datetime
 from vaultsync.config import Config
 from vaultsync.fs import run_lock
 from vaultsync.model import Progress, Report
-from vaultsync.sync.snapshot import QuickCheck, walk_memory
+from vaultsync.state.snapshot import QuickCheck, walk_memory
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,6 @@ def run_pass(cfg: Config, options: PassOptions | None = None) -> Report:
             report.problems = seen.problems
             report.quick = True
             return report
-        from vaultsync.sync.fullpass import run_full
+        from vaultsync.engine.full import run_full
 
         return run_full(cfg, options, report, walk, seen)

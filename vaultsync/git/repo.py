@@ -21,7 +21,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from vaultsync import gittree
+from vaultsync.git import tree as gittree
 
 FALLBACK_PERSON = ("vault person", "person@vaultsync.invalid")
 LOCK_WAIT_SECONDS = 10.0

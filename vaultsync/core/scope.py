@@ -22,15 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vaultsync.core.units import CREATABLE
 from vaultsync.names import daily_date, fold, name_problem
-from vaultsync.sync.snapshot import Seen
-from vaultsync.sync.units import CREATABLE
+from vaultsync.state.snapshot import Seen
 from vaultsync.vault.layout import VaultLayout, slug_of
 from vaultsync.vault.links import LinkIndex, mention_strings, note_stem
 from vaultsync.vault.scan import CONFLICT_MARK
 
 if TYPE_CHECKING:
-    from vaultsync.sync.base import BaseStore
+    from vaultsync.state.base import BaseStore
 
 SCOPE_MAX = 200  # more entities and files than this: a full pass costs about the same and sees more
 ITEMS, SUMMARY = "items.json", "summary.md"
