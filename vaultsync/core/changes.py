@@ -9,7 +9,8 @@ from typing import Any
 
 from vaultsync.core.decide import Outcome
 from vaultsync.core.plan import scope_of
-from vaultsync.core.units import ENTITY, FACT, World
+from vaultsync.core.units import World
+from vaultsync.keys import ENTITY, FACT
 from vaultsync.model import FACT_WORDS, Change, phrase, plural
 from vaultsync.vault.layout import VaultLayout
 

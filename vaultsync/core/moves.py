@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from vaultsync.keys import entity_key, facts_of, file_key, is_fact, is_file, mem_path_of, rel_of, split_fact_key
 from vaultsync.memory.tree import MemoryScan
 from vaultsync.state.base import BaseEntry
 from vaultsync.state.snapshot import MemoryWalk
@@ -21,10 +22,8 @@ from vaultsync.vault.scan import VaultScan
 def _base_rels(base: Iterable[str]) -> set[str]:
     rels = set()
     for key in base:
-        if key.startswith("entity:"):
-            rels.add(key[len("entity:") :])
-        elif key.startswith("fact:"):
-            rels.add(key[len("fact:") :].partition("#")[0])
+        if not is_file(key):
+            rels.add(rel_of(key))
     return rels
 
 
@@ -46,8 +45,8 @@ def base_notes(keys: Iterable[str], rels: Iterable[str]) -> dict[str, set[str]]:
     """The fact note names the base knows for each entity of ``rels``."""
     notes: dict[str, set[str]] = {r: set() for r in rels}
     for key in keys:
-        if key.startswith("fact:"):
-            rel, _, note = key[len("fact:") :].partition("#")
+        if is_fact(key):
+            rel, note = split_fact_key(key)
             if rel in notes:
                 notes[rel].add(note)
     return notes
@@ -101,9 +100,9 @@ def _mover(path: str, olds: Mapping[str, str]) -> str | None:
 
 
 def _moved_key(key: str, old: str, new: str) -> str:
-    if key == f"entity:{old}":
-        return f"entity:{new}"
-    for before, after in ((f"fact:{old}#", f"fact:{new}#"), (f"file:life/{old}/", f"file:life/{new}/")):
+    if key == entity_key(old):
+        return entity_key(new)
+    for before, after in ((facts_of(old), facts_of(new)), (file_key(f"life/{old}/"), file_key(f"life/{new}/"))):
         if key.startswith(before):
             return after + key[len(before) :]
     return key
@@ -111,13 +110,11 @@ def _moved_key(key: str, old: str, new: str) -> str:
 
 def _key_rel(key: str, olds: Mapping[str, str]) -> str | None:
     """The moved entity a base key belongs to, if any."""
-    kind, _, rest = key.partition(":")
-    if kind == "entity":
-        return rest if rest in olds else None
-    if kind == "fact":
-        rel = rest.partition("#")[0]
+    if not is_file(key):
+        rel = rel_of(key)
         return rel if rel in olds else None
-    return _mover(rest.removeprefix("life/"), olds) if rest.startswith("life/") else None
+    path = mem_path_of(key)
+    return _mover(path.removeprefix("life/"), olds) if path.startswith("life/") else None
 
 
 def apply_moves(

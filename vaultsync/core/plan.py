@@ -18,8 +18,9 @@ from typing import Any
 from vaultsync.config import Config
 from vaultsync.core.decide import UNKNOWN, Outcome
 from vaultsync.core.scope import Context, Names, Planned
-from vaultsync.core.units import ENTITY, FACT, FILE, World, encode_base, kind_of, plain
-from vaultsync.memory.items import (
+from vaultsync.core.units import World, encode_base, plain
+from vaultsync.keys import ENTITY, FACT, FILE, entity_key, fact_key, kind_of, mem_path_of, rel_of, split_fact_key
+from vaultsync.memory.items_edit import (
     AppendEntry,
     DeleteEntry,
     Edit,
@@ -32,7 +33,7 @@ from vaultsync.memory.tree import MemoryScan, Summary
 from vaultsync.model import PARA_KEYS, Change, Conflict, EntityContent, Problem, Record, Severity, canonical
 from vaultsync.state.base import BaseEntry
 from vaultsync.textio import newline_of
-from vaultsync.vault.layout import VaultLayout, entity_key, fact_key, slug_of, split_fact_key
+from vaultsync.vault.layout import VaultLayout, slug_of
 from vaultsync.vault.links import LinkIndex, MentionMatcher, mention_strings
 from vaultsync.vault.notes import (
     DATE_KEYS,
@@ -47,7 +48,8 @@ from vaultsync.vault.notes import (
     same_value,
 )
 from vaultsync.vault.scan import VaultScan, conflict_copy_name
-from vaultsync.yamlcore import dump_properties, parse_properties
+from vaultsync.yamlcore import parse_properties
+from vaultsync.yamldump import dump_properties
 
 H1 = re.compile(r"^# +(.+?)\s*#*\s*$", re.MULTILINE)
 ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
@@ -157,9 +159,9 @@ class Planner:
                 if value is not None:
                     self.final_facts.setdefault(rel, {})[note] = value
             elif state.kind == ENTITY:
-                self.final_content[key[len("entity:") :]] = value
+                self.final_content[rel_of(key)] = value
             elif value is not None:
-                self.final_files[key[len("file:") :]] = value
+                self.final_files[mem_path_of(key)] = value
 
     def exists(self, rel: str) -> bool:
         return self.final_content.get(rel) is not None or bool(self.final_facts.get(rel))
@@ -334,7 +336,7 @@ class Planner:
         for key, state in self.world.units.items():
             if state.kind != FILE or key in self.skipped:
                 continue
-            mem_path = key[len("file:") :]
+            mem_path = mem_path_of(key)
             path = self.layout.file_note(mem_path)
             if path is None:
                 continue
@@ -354,7 +356,7 @@ class Planner:
         for key, state in self.world.units.items():
             if state.kind != FILE or key in self.skipped:
                 continue
-            mem_path = key[len("file:") :]
+            mem_path = mem_path_of(key)
             final = self.final_files.get(mem_path)
             current = state.memory if state.memory is not UNKNOWN else None
             if final == current:
@@ -487,7 +489,7 @@ class Planner:
                 extra["index"] = self.positions.get(key, -1)
                 extra["derived"] = self.fact_derived.get(key, {})
             elif state.kind == ENTITY:
-                extra["derived"] = self.derived.get(key[len("entity:") :], {})
+                extra["derived"] = self.derived.get(rel_of(key), {})
             entry = BaseEntry(encode_base(state.kind, result), extra)
             old = base.get(key)
             if old is None or old.data != entry.data or old.extra != entry.extra:
@@ -516,10 +518,10 @@ def _memory_shown(cfg: Config, path: Path) -> str:
 def scope_of(key: str) -> str:
     kind = kind_of(key)
     if kind in (FACT, ENTITY):
-        rel = split_fact_key(key)[0] if kind == FACT else key[len("entity:") :]
+        rel = rel_of(key)
         rest = rel.partition("/")[2]
         return rest if "/" in rest else rel
-    mem_path = key[len("file:") :]
+    mem_path = mem_path_of(key)
     name = mem_path.rsplit("/", 1)[-1]
     if mem_path.startswith("workspace/memory/archive/"):
         return "archive " + mem_path.removeprefix("workspace/memory/archive/")

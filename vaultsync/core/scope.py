@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultsync.core.units import CREATABLE
+from vaultsync.keys import is_fact, rel_of, split_fact_key
 from vaultsync.names import daily_date, fold, name_problem
 from vaultsync.state.snapshot import Seen
 from vaultsync.vault.layout import VaultLayout, slug_of
@@ -200,8 +201,8 @@ class Context:
                 counted[note_stem(path)] += 1
         read_facts: Counter[str] = Counter()  # names of fact notes in scope, which the base counts too
         for key in self.keys:
-            if key.startswith("fact:"):
-                rel, _, note = key[5:].partition("#")
+            if is_fact(key):
+                rel, note = split_fact_key(key)
                 self.inside.add(layout.fact_note(rel, note))
                 read_facts[fold(note)] += 1
         self.outside = Unread(counted, read_facts, store.stem_count)  # how many unread notes have each name
@@ -249,7 +250,7 @@ class Context:
         needles = {json.dumps(n, ensure_ascii=ascii)[1:-1].encode() for n in wanted for ascii in (False, True)}
         found: set[str] = set()
         for key, data in self.base_facts():
-            rel = key[len("fact:") :].partition("#")[0]
+            rel = rel_of(key)
             if rel in found or not any(needle in data for needle in needles):
                 continue
             text = json.loads(data).get("fact")

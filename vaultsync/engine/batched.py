@@ -55,6 +55,7 @@ from vaultsync.engine.full import (
 )
 from vaultsync.fs import atomic_write, set_aside
 from vaultsync.git.repo import Author
+from vaultsync.keys import is_fact, is_file, mem_path_of, note_of, rel_of
 from vaultsync.memory.tree import MemoryListing, MemoryScan, list_memory, scan_memory_scope
 from vaultsync.model import Change, Problem, Report, Severity
 from vaultsync.names import fold
@@ -209,10 +210,10 @@ def _guess(cfg: Config, layout: VaultLayout, keys: list[str]) -> Planned | None:
         names[rel] = (str(value[0]), tuple(str(a) for a in value[1]))
     counts = Counter(fold(slug_of(rel)) for rel in names)
     for key in keys:
-        if key.startswith("fact:"):
-            counts[fold(key.partition("#")[2])] += 1
-        elif key.startswith("file:"):
-            path = layout.file_note(key[len("file:") :])
+        if is_fact(key):
+            counts[fold(note_of(key))] += 1
+        elif is_file(key):
+            path = layout.file_note(mem_path_of(key))
             if path:
                 counts[note_stem(path)] += 1
     return Planned(names, counts)
@@ -251,10 +252,10 @@ def _batches(
     by_rel: dict[str, list[str]] = {}
     by_file: dict[str, str] = {}
     for key in keys:
-        if key.startswith("file:"):
-            by_file[key[len("file:") :]] = key
+        if is_file(key):
+            by_file[mem_path_of(key)] = key
         else:
-            by_rel.setdefault(key.partition(":")[2].partition("#")[0], []).append(key)
+            by_rel.setdefault(rel_of(key), []).append(key)
     in_mem, in_vault, in_files, in_notes = set(listing.rels), set(listed.rels), set(listing.files), set(listed.files)
     rels = sorted(in_mem | in_vault | set(by_rel), key=lambda rel: rel.split("/"))
     gone = [r for r in rels if r in by_rel and r in in_mem and r not in in_vault]

@@ -18,12 +18,13 @@ from vaultsync.core.merge import merge_entities, merge_records, merge_text
 from vaultsync.core.moves import apply_moves, detect_moves, moved_walk
 from vaultsync.core.plan import Action, Plan, make_plan, scope_of
 from vaultsync.core.scope import ITEMS, SCOPE_MAX, SUMMARY, Context, Names, Scope, crowded, narrow
-from vaultsync.core.units import ENTITY, FACT, UnitState, World, gather, same
+from vaultsync.core.units import UnitState, World, gather, same
 from vaultsync.engine.apply import Applied, apply_plan
 from vaultsync.engine.run import PassOptions
 from vaultsync.fs import atomic_write, set_aside
 from vaultsync.git.repo import Author, GitFailed, NotARepository, VaultRepo
 from vaultsync.git.secrets import scan_bytes
+from vaultsync.keys import ENTITY, FACT, entity_key, facts_of, is_file, mem_path_of, note_of, rel_of
 from vaultsync.memory.tree import MemoryScan, list_memory, scan_memory, scan_memory_scope
 from vaultsync.model import Change, Problem, Report, Severity
 from vaultsync.state import snapshot
@@ -121,14 +122,13 @@ def missing_places(cfg: Config, layout: VaultLayout, base: Iterable[str]) -> str
     memory_dirs: set[Path] = set()
     paras: set[str] = set()  # every entity's and fact's places follow from its PARA folder: one look per folder
     for key in base:
-        kind, _, rest = key.partition(":")
-        if kind == "file":
+        if is_file(key):
             vault_tops.add(layout.note_for_key(key).split("/", 1)[0])
-            root, _, sub = rest.partition("/")
+            root, _, sub = mem_path_of(key).partition("/")
             top = sub.split("/", 1)[0] if "/" in sub else ""
             memory_dirs.add((cfg.workspace if root == "workspace" else cfg.life) / top)
         else:
-            paras.add(rest.split("/", 1)[0])
+            paras.add(rel_of(key).split("/", 1)[0])
     for para in paras:
         vault_tops.add(layout.para_folder(para).split("/", 1)[0])
         memory_dirs.add(cfg.life / para)
@@ -360,14 +360,12 @@ def changed(
     entity had no summary (no unit changed, so nothing else names the note)."""
     changes, person_paths = keyed_changes(world, layout)
     for old, new in moves:
-        changes.append((MOVES, Change("vault", scope_of(f"entity:{new}"), f"moved from {old}")))
+        changes.append((MOVES, Change("vault", scope_of(entity_key(new)), f"moved from {old}")))
         moved = vault.entities[new]
         person_paths |= {n.path for n in moved.facts.values()} | ({moved.note.path} if moved.note else set())
         person_paths.add(layout.entity_note(old))
-        person_paths |= {
-            layout.fact_note(old, k.partition("#")[2]) for k in renamed.values() if k.startswith(f"fact:{old}#")
-        }
-    synced_entities = {k.partition(":")[2].partition("#")[0] for k in base if k.startswith(("entity:", "fact:"))}
+        person_paths |= {layout.fact_note(old, note_of(k)) for k in renamed.values() if k.startswith(facts_of(old))}
+    synced_entities = {rel_of(k) for k in base if not is_file(k)}
     person_paths |= {
         layout.entity_note(rel) for rel in synced_entities if getattr(vault.entities.get(rel), "note", None) is None
     }
@@ -379,7 +377,7 @@ def plan_moves(
 ) -> None:
     """Carry the person's folder moves over to life/ first, and re-key their units in the base."""
     for old, new in moves:
-        keys = tuple(k for k in renamed if k.startswith((f"fact:{new}#", f"entity:{new}")))
+        keys = tuple(k for k in renamed if k.startswith(facts_of(new)) or k == entity_key(new))
         plan.actions.insert(
             0, Action("memory", "move", life / old, f"life/{old} -> life/{new}", keys=keys, dest=life / new)
         )
@@ -442,7 +440,7 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
         if not options.confirm_deletes:
             # A missing top folder shows as its entities or files gone; only then are the folders checked (it
             # takes every key of the base).
-            emptied = gone or any(k.startswith("file:") and _deleted(u) for k, u in world.units.items())
+            emptied = gone or any(is_file(k) and _deleted(u) for k, u in world.units.items())
             missing = narrowed.base.missing_places(cfg, layout) if emptied else ""
             report.stopped = missing or deletion_guard(world, cfg, narrowed.unread)
     elif not options.confirm_deletes:
