@@ -11,10 +11,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from vaultsync.core.plan import Action, Plan
 from vaultsync.keys import entity_key, facts_of, file_key, is_fact, is_file, mem_path_of, rel_of, split_fact_key
 from vaultsync.memory.tree import MemoryScan
 from vaultsync.state.base import BaseEntry
-from vaultsync.state.snapshot import MemoryWalk
+from vaultsync.state.walk import MemoryWalk
 from vaultsync.vault.layout import slug_of
 from vaultsync.vault.scan import VaultScan
 
@@ -166,3 +167,18 @@ def _moved_path(path: str, olds: Mapping[str, str]) -> str:
         return path
     old = _mover(path.removeprefix("life/"), olds)
     return path if old is None else f"life/{olds[old]}/{path[len(f'life/{old}/') :]}"
+
+
+def plan_moves(
+    plan: Plan, moves: list[tuple[str, str]], renamed: dict[str, str], base: dict[str, BaseEntry], life: Path
+) -> None:
+    """Carry the person's folder moves over to life/ first, and re-key their units in the base."""
+    for old, new in moves:
+        keys = tuple(k for k in renamed if k.startswith(facts_of(new)) or k == entity_key(new))
+        plan.actions.insert(
+            0, Action("memory", "move", life / old, f"life/{old} -> life/{new}", keys=keys, dest=life / new)
+        )
+    for new_key, old_key in renamed.items():
+        plan.deletes.append(old_key)
+        if new_key not in plan.upserts and new_key not in plan.deletes:
+            plan.upserts[new_key] = base[new_key]
