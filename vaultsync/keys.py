@@ -13,6 +13,8 @@ Keys sort as text: an entity's facts lie between ``fact_range(rel)``'s ends, sin
 
 from __future__ import annotations
 
+import re
+
 FACT, ENTITY, FILE = "fact", "entity", "file"
 _FACT, _ENTITY, _FILE = f"{FACT}:", f"{ENTITY}:", f"{FILE}:"
 
@@ -82,3 +84,26 @@ def facts_of(rel: str) -> str:
 
 
 ALL_FACTS = (_FACT, f"{FACT};")  # bounds of every fact key (";" follows ":")
+
+
+def scope_of(key: str) -> str:
+    """What a change is said to be about: ``people/sarah`` for an entity or its facts, ``daily 2026-01-27``,
+    ``MEMORY.md``, ``archive 2026-01.md``; commit messages and the report group by it."""
+    kind = kind_of(key)
+    if kind in (FACT, ENTITY):
+        rel = rel_of(key)
+        rest = rel.partition("/")[2]
+        return rest if "/" in rest else rel
+    mem_path = mem_path_of(key)
+    name = mem_path.rsplit("/", 1)[-1]
+    if mem_path.startswith("workspace/memory/archive/"):
+        return "archive " + mem_path.removeprefix("workspace/memory/archive/")
+    if (
+        mem_path.startswith("workspace/memory/")
+        and mem_path.count("/") == 2
+        and re.match(r"\d{4}-\d{2}-\d{2}\.md$", name)
+    ):
+        return "daily " + name[:-3]
+    if mem_path.startswith("workspace/") and mem_path.count("/") == 1:
+        return name
+    return mem_path

@@ -8,9 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from vaultsync.core.decide import Outcome
-from vaultsync.core.plan import scope_of
 from vaultsync.core.units import World
-from vaultsync.keys import ENTITY, FACT, entity_key, facts_of, is_file, note_of, rel_of
+from vaultsync.keys import ENTITY, FACT, entity_key, facts_of, is_file, note_of, rel_of, scope_of
 from vaultsync.model import FACT_WORDS, Change, phrase, plural
 from vaultsync.vault.layout import VaultLayout
 from vaultsync.vault.scan import VaultScan

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 from vaultsync.config import Config
 from vaultsync.core.decide import UNKNOWN
-from vaultsync.core.plan import scope_of
 from vaultsync.core.units import UnitState, World
+from vaultsync.keys import scope_of
 
 
 @dataclass

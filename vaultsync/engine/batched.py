@@ -34,7 +34,8 @@ from vaultsync.core.decide import Outcome
 from vaultsync.core.guard import Tally, empty_side
 from vaultsync.core.merge import decide_all
 from vaultsync.core.moves import apply_moves, base_notes, moved_walk, pair_moves, plan_moves
-from vaultsync.core.plan import Action, Planner, make_plan, scope_of
+from vaultsync.core.plan import Action
+from vaultsync.core.planner import Planner, make_plan
 from vaultsync.core.scope import Names, Planned
 from vaultsync.core.units import World, gather
 from vaultsync.engine.apply import apply_plan
@@ -52,7 +53,7 @@ from vaultsync.engine.tail import (
     settled,
 )
 from vaultsync.git.index import blob_id
-from vaultsync.keys import is_fact, is_file, mem_path_of, note_of, rel_of
+from vaultsync.keys import is_fact, is_file, mem_path_of, note_of, rel_of, scope_of
 from vaultsync.memory.tree import MemoryListing, MemoryScan, list_memory, scan_memory_scope
 from vaultsync.model import Change, Problem, Report, Severity
 from vaultsync.names import fold

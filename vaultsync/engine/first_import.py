@@ -21,16 +21,20 @@ from datetime import date
 from vaultsync.config import Config
 from vaultsync.core.changes import side_changes
 from vaultsync.core.merge import decide_all
-from vaultsync.core.plan import Plan, Planner, make_plan, scope_of
+from vaultsync.core.plan import Plan
+from vaultsync.core.planner import Planner, make_plan
 from vaultsync.core.scope import Names, Planned
 from vaultsync.core.units import World, gather
 from vaultsync.engine.apply import Applied, apply_plan
 from vaultsync.engine.quick import record
 from vaultsync.engine.tail import Setting, begin_writes, commit_agent, notes_once, settled
 from vaultsync.forked import ForkedMap, WorkerFailed, one_at_a_time, processes_for
+from vaultsync.git.feed import fast_import_blobs
 from vaultsync.git.index import blob_id
-from vaultsync.git.repo import GitFailed, VaultRepo, fast_import_blobs
+from vaultsync.git.repo import VaultRepo
+from vaultsync.git.run import GitFailed
 from vaultsync.git.secrets import scan_bytes
+from vaultsync.keys import scope_of
 from vaultsync.memory.tree import MemoryListing, MemoryScan, scan_memory_scope
 from vaultsync.model import Change, Problem, Report
 from vaultsync.state.base import UnitRow, unit_rows

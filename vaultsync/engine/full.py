@@ -14,7 +14,7 @@ from vaultsync.core.decide import Outcome
 from vaultsync.core.guard import deletion_guard, empty_side, is_deleted
 from vaultsync.core.merge import decide_all
 from vaultsync.core.moves import apply_moves, detect_moves, moved_walk, plan_moves
-from vaultsync.core.plan import make_plan, scope_of
+from vaultsync.core.planner import make_plan
 from vaultsync.core.scope import SCOPE_MAX, Names
 from vaultsync.core.units import gather
 from vaultsync.engine.apply import Applied, apply_plan
@@ -33,7 +33,7 @@ from vaultsync.engine.tail import (
     settled,
 )
 from vaultsync.git.index import blob_id
-from vaultsync.keys import is_file
+from vaultsync.keys import is_file, scope_of
 from vaultsync.memory.tree import MemoryScan, list_memory, scan_memory, scan_memory_scope
 from vaultsync.model import Change, Problem, Report
 from vaultsync.state.base import BaseStore

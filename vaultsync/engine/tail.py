@@ -20,7 +20,8 @@ from vaultsync.config import Config
 from vaultsync.core.changes import message
 from vaultsync.engine.options import PassOptions
 from vaultsync.fs import set_aside
-from vaultsync.git.repo import Author, GitFailed, NotARepository, VaultRepo
+from vaultsync.git.repo import VaultRepo
+from vaultsync.git.run import Author, GitFailed, NotARepository
 from vaultsync.git.secrets import scan_bytes
 from vaultsync.keys import is_file, mem_path_of, rel_of
 from vaultsync.model import Change, Problem, Report, Severity
