@@ -3,15 +3,18 @@ others (their names, how many notes share a name) and the standing problems of t
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from vaultsync.config import Config
-from vaultsync.core.scope import ITEMS, SUMMARY, Context, Scope, crowded, narrow
+from vaultsync.core.scope import ITEMS, SUMMARY, Context, Scope, narrow
 from vaultsync.engine.tail import (
     missing_places,
 )
 from vaultsync.model import Problem
+from vaultsync.names import fold
 from vaultsync.state import snapshot
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
@@ -80,3 +83,19 @@ def standing_unread(cfg: Config, layout: VaultLayout, narrowed: Narrowed) -> lis
         root, _, rest = mem_path.partition("/")
         read.add(str((cfg.workspace if root == "workspace" else cfg.life) / rest))
     return [p for p in narrowed.seen.problems if p.path not in read and not read_note(p.path)]
+
+
+def crowded(created: Iterable[str], life: Path, vault: Path, layout: VaultLayout) -> bool:
+    """Whether a new entity folder has a neighbour whose name differs from its own only in case, on either side,
+    or is not a plain folder: a full scan warns of the one and skips the other, which a scoped pass does not."""
+    for rel in created:
+        for folder in (life / rel, vault / layout.entity_dir(rel)):
+            if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+                return True
+            try:
+                names = [e.name for e in os.scandir(folder.parent)]
+            except OSError:
+                return True
+            if sum(fold(n) == fold(folder.name) for n in names) > 1:
+                return True
+    return False
