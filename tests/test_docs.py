@@ -183,3 +183,65 @@ def test_docs_name_no_path_of_one_machine(page: str) -> None:
     text = (ROOT / page).read_text(encoding="utf-8")
     found = re.findall(r"(?<![\w.~])/(?:home|work|tmp|Users|root|opt|srv|mnt|var)/[^\s`)|]*", text)
     assert not found, f"{page} names absolute path(s) of one machine: {found}"
+
+
+def _runner():
+    """benchmarks/run.py, which writes the generated part of docs/performance.md."""
+    if str(ROOT / "benchmarks") not in sys.path:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+    import run
+
+    return run
+
+
+def test_performance_md_keeps_its_text_around_the_generated_part() -> None:
+    run = _runner()
+    text = (DOCS / "performance.md").read_text(encoding="utf-8")
+    assert text.count(run.DOC_BEGIN) == 1 and text.count(run.DOC_END) == 1, "the generated part's markers"
+    head, rest = text.split(run.DOC_BEGIN)
+    generated, tail = rest.split(run.DOC_END)
+    assert "## Targets" in head and "## What makes it fast" in tail
+    assert run.splice(text, generated) == text
+    rewritten = run.splice(text, "## Latest results\n\nnew figures\n")
+    assert rewritten == f"{head}{run.DOC_BEGIN}\n## Latest results\n\nnew figures\n{run.DOC_END}{tail}"
+    # A doc without the markers loses nothing: the generated part goes at its end.
+    assert run.splice("# Performance\n\nhand-written\n", "figures").startswith("# Performance\n\nhand-written\n")
+
+
+def test_the_benchmark_command_is_shown_without_one_machines_folders() -> None:
+    run = _runner()
+    assert run.portable(str(ROOT / ".venv" / "bin" / "python")) == ".venv/bin/python"
+    assert run.portable(str(ROOT / "benchmarks" / "run.py")) == "benchmarks/run.py"
+    assert run.portable("/tmp/s14/runU.json") == "runU.json"
+    assert run.portable("--json=/tmp/s14/runU.json") == "--json=runU.json"
+    assert run.portable("--scale") == "--scale"
+
+
+def _folder_map() -> dict[str, set[str]]:
+    """The modules docs/architecture.md's folder map names, by folder ("" for the top of the package)."""
+    text = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    block = re.search(r"## The folder map\s+```\n(.*?)```", text, re.S)
+    assert block, "docs/architecture.md has no folder map"
+    named: dict[str, set[str]] = {}
+    folder = ""
+    for line in block.group(1).splitlines()[1:]:
+        head = re.match(r"  (\S+)", line)
+        if head:
+            folder = head.group(1).rstrip("/") if head.group(1).endswith("/") else ""
+        named.setdefault(folder, set()).update(re.findall(r"\b([a-z_]+)\.py\b", line))
+    return named
+
+
+def test_the_folder_map_names_what_is_there() -> None:
+    package = ROOT / "vaultsync"
+    named = _folder_map()
+    missing = sorted(
+        f"vaultsync/{folder + '/' if folder else ''}{name}.py"
+        for folder, names in named.items()
+        for name in names
+        if not (package / folder / f"{name}.py").is_file()
+    )
+    assert not missing, f"docs/architecture.md's folder map names modules that do not exist: {missing}"
+    folders = sorted(p.name for p in package.iterdir() if (p / "__init__.py").is_file())
+    unmapped = [f for f in folders if f not in named]
+    assert not unmapped, f"docs/architecture.md's folder map leaves out vaultsync/{unmapped}"
