@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vaultsync.model import EntityContent, Record
+from vaultsync.textio import strip_bom
 from vaultsync.vault.links import link_target
 from vaultsync.yamlcore import YamlError, join_note, parse_properties, split_note
 from vaultsync.yamldump import dump_properties
@@ -65,13 +66,39 @@ def _derived_names(candidates: tuple[str, ...], keys: tuple[str, ...]) -> tuple[
 
 
 def _split(text: str) -> tuple[dict[str, Any], str]:
-    fm_text, body = split_note(text)
+    """Properties and body of a fact or entity note.
+
+    A BOM (which some editors and sync tools put first) is read past, so the block after it is still properties;
+    it is not written back. A block that looks like properties but is not one (blank lines before the opening
+    ``---``, no closing ``---``) raises NoteError: read as body text, its YAML would become the fact's text or the
+    summary, and every property would look deleted.
+    """
+    fm_text, body = split_note(strip_bom(text)[0])
     if fm_text is None:
+        unread = _unread_block(body)
+        if unread:
+            raise NoteError(unread)
         return {}, body
     try:
         return parse_properties(fm_text), body
     except YamlError as exc:
         raise NoteError(f"frontmatter is not valid YAML: {exc}") from None
+
+
+def _unread_block(text: str) -> str:
+    """Why a note that starts like a properties block is not read as one, or "" when it does not start so."""
+    lines = text.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None or lines[first].strip() != "---":
+        return ""
+    if first:
+        return (
+            f"{first} blank line(s) before the opening '---', so neither Obsidian nor vaultsync reads the block as "
+            "properties; delete the blank line(s) at the top"
+        )
+    if not any(line.rstrip() == "---" for line in lines[1:]):
+        return "the properties block has no closing '---' line; add one after the last property"
+    return "the opening line is not exactly '---'; remove what is around the dashes"
 
 
 # -- facts ---------------------------------------------------------------------------------------------------

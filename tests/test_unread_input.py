@@ -1,0 +1,103 @@
+"""Input a pass cannot read is reported and left as it is on both sides; it never becomes a deletion or an
+empty value (docs/safety.md, section 5).
+
+Each test drives real passes over real files and a real git repository, and checks the bytes on both sides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from helpers_inputs import Env, assert_exit, assert_quiet_second_pass, errors, fact, make_env
+
+from vaultsync.model import ExitCode
+
+BOM = "\ufeff"
+REL = "areas/people/bad"
+NOTE_DIR = "2 Areas/people/bad"
+FACT = fact("b1", "Bad has a dog", category="pets", source="conversation")
+
+
+def synced(tmp_path: Path) -> tuple[Env, Path]:
+    env = make_env(tmp_path)
+    folder = env.entity(REL, [FACT, fact("b2", "Bad walks at six")], "# Bad\n\nA neighbour.\n")
+    env.entity("areas/people/good", [fact("g1", "Good has a garden")], "# Good\n")
+    assert_exit(env.sync(), ExitCode.CLEAN)
+    return env, folder
+
+
+# -- a properties block that is not recognised -----------------------------------------------------------------
+def test_a_fact_note_with_a_bom_is_read_as_properties(tmp_path: Path) -> None:
+    env, _ = synced(tmp_path)
+    note = env.vault / NOTE_DIR / "facts/b1.md"
+    note.write_text(BOM + env.note(f"{NOTE_DIR}/facts/b1.md").replace("a dog", "an old dog"), encoding="utf-8")
+
+    report = env.sync()
+
+    assert_exit(report, ExitCode.CLEAN)
+    assert env.items(REL)[0] == {**FACT, "fact": "Bad has an old dog"}
+
+
+def test_an_entity_note_with_a_bom_keeps_its_properties_out_of_the_summary(tmp_path: Path) -> None:
+    env, folder = synced(tmp_path)
+    note = env.vault / NOTE_DIR / "bad.md"
+    note.write_text(BOM + env.note(f"{NOTE_DIR}/bad.md").replace("A neighbour.", "A kind neighbour."), "utf-8")
+
+    report = env.sync()
+
+    assert_exit(report, ExitCode.CLEAN)
+    assert (folder / "summary.md").read_text(encoding="utf-8") == "# Bad\n\nA kind neighbour.\n"
+
+
+def _blank_first_line(text: str) -> str:
+    return "\n" + text
+
+
+def _no_closing_fence(text: str) -> str:
+    head, _, body = text.partition("\n---\n")
+    return head + "\n" + body
+
+
+def _spaces_before_fence(text: str) -> str:
+    return "  " + text
+
+
+UNREAD = {
+    "blank-first-line": _blank_first_line,
+    "no-closing-fence": _no_closing_fence,
+    "indented": _spaces_before_fence,
+}
+
+
+@pytest.mark.parametrize("spoil", UNREAD.values(), ids=UNREAD.keys())
+@pytest.mark.parametrize("kind", ["fact", "entity"])
+def test_a_block_that_is_not_properties_is_reported_and_nothing_is_written(
+    tmp_path: Path, kind: str, spoil: Callable[[str], str]
+) -> None:
+    env, folder = synced(tmp_path)
+    rel = f"{NOTE_DIR}/facts/b1.md" if kind == "fact" else f"{NOTE_DIR}/bad.md"
+    edited = env.note(rel).replace("a dog", "an old dog").replace("A neighbour", "A kind neighbour")
+    spoilt = spoil(edited)
+    (env.vault / rel).write_text(spoilt, encoding="utf-8")
+    items, summary = (folder / "items.json").read_bytes(), (folder / "summary.md").read_bytes()
+
+    report = env.sync()
+
+    [problem] = errors(report)
+    assert problem.path == rel
+    assert "'---'" in problem.message and "left untouched on both sides" in problem.message
+    assert_exit(report, ExitCode.SKIPPED_INPUT)
+    assert (folder / "items.json").read_bytes() == items
+    assert (folder / "summary.md").read_bytes() == summary
+    assert env.note(rel) == spoilt
+
+    # Repaired, the person's edit arrives like any other.
+    (env.vault / rel).write_text(edited, encoding="utf-8")
+    assert_exit(env.sync(), ExitCode.CLEAN)
+    if kind == "fact":
+        assert env.items(REL)[0] == {**FACT, "fact": "Bad has an old dog"}
+    else:
+        assert (folder / "summary.md").read_text(encoding="utf-8") == "# Bad\n\nA kind neighbour.\n"
+    assert_quiet_second_pass(env)
