@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers_inputs import Env, assert_exit, assert_quiet_second_pass, errors, fact, make_env
+from helpers_inputs import Env, assert_exit, assert_quiet_second_pass, dumps, edit_body, errors, fact, make_env
 
 from vaultsync.model import ExitCode
 
@@ -101,3 +101,48 @@ def test_a_block_that_is_not_properties_is_reported_and_nothing_is_written(
     else:
         assert (folder / "summary.md").read_text(encoding="utf-8") == "# Bad\n\nA kind neighbour.\n"
     assert_quiet_second_pass(env)
+
+
+# -- a lone surrogate escape in items.json ---------------------------------------------------------------------
+CUT_EMOJI = b'"Bad has a dog \\ud83d"'
+
+
+def test_a_lone_surrogate_in_a_new_items_json_skips_only_that_fact(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    raw = dumps([fact("b1", "Bad has a dog"), fact("b2", "Bad walks at six")]).replace(b'"Bad has a dog"', CUT_EMOJI)
+    folder = env.entity(REL, raw, "# Bad\n")
+
+    report = env.sync()
+
+    [problem] = errors(report)
+    assert problem.path == str(folder / "items.json")
+    assert "fact #1" in problem.message and "\\ud83d" in problem.message
+    assert_exit(report, ExitCode.SKIPPED_INPUT)
+    assert sorted(p.name for p in (env.vault / NOTE_DIR / "facts").iterdir()) == ["b2.md"]
+    assert (folder / "items.json").read_bytes() == raw
+
+
+def test_a_lone_surrogate_written_later_leaves_that_fact_as_it_is_and_the_rest_syncs(tmp_path: Path) -> None:
+    env, folder = synced(tmp_path)
+    b1 = env.note(f"{NOTE_DIR}/facts/b1.md")
+    raw = (folder / "items.json").read_bytes().replace(b'"Bad has a dog"', CUT_EMOJI).replace(b"at six", b"at five")
+    (folder / "items.json").write_bytes(raw)
+    edit_body(env, f"{NOTE_DIR}/facts/b1.md", "a dog", "a small dog")
+    (env.life / "areas/people/good/summary.md").write_text("# Good\n\nWaters at noon.\n", encoding="utf-8")
+
+    report = env.sync()
+
+    [problem] = errors(report)
+    assert problem.path == str(folder / "items.json") and "\\ud83d" in problem.message
+    assert_exit(report, ExitCode.SKIPPED_INPUT)
+    assert env.note(f"{NOTE_DIR}/facts/b1.md") == b1.replace("a dog", "a small dog"), "the person's edit is kept"
+    assert (folder / "items.json").read_bytes() == raw
+    assert "at five" in env.note(f"{NOTE_DIR}/facts/b2.md")
+    assert "Waters at noon." in env.note("2 Areas/people/good/good.md")
+
+    # Fixed by the agent: the two edits of that fact meet like any others.
+    (folder / "items.json").write_bytes(raw.replace(CUT_EMOJI, b'"Bad has a dog \\ud83d\\udc36"'))
+    report = env.sync()
+    assert errors(report) == []
+    assert [c.key for c in report.conflicts] == [f"fact:{REL}#b1"]
+    assert env.items(REL)[0]["fact"] == "Bad has a dog \U0001f436"

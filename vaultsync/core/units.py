@@ -185,6 +185,11 @@ def _memory_entity(world: World, rel: str, entity: MemEntity, base_facts: dict[s
     world.mem_facts[rel] = facts
     for note, (_, record) in facts.items():
         world.unit(fact_key(rel, note), FACT).memory = record
+    if entity.unread_facts:
+        # A fact that is there but cannot be read is not a deletion: of the facts synced before, those no
+        # readable fact accounts for are left as they are on both sides.
+        for note in base_facts.keys() - facts.keys():
+            world.unit(fact_key(rel, note), FACT).memory = UNKNOWN
 
 
 def _vault_entity(
