@@ -146,3 +146,29 @@ def test_a_lone_surrogate_written_later_leaves_that_fact_as_it_is_and_the_rest_s
     assert errors(report) == []
     assert [c.key for c in report.conflicts] == [f"fact:{REL}#b1"]
     assert env.items(REL)[0]["fact"] == "Bad has a dog \U0001f436"
+
+
+# -- a fact whose text is not a string -------------------------------------------------------------------------
+def test_text_typed_into_the_body_of_a_fact_whose_text_is_a_list_is_not_lost(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    folder = env.entity(REL, [fact("b1", "unused", fact=["Bad has a dog", "and a cat"])], "# Bad\n")
+    env.entity("areas/people/good", [fact("g1", "Good has a garden")], "# Good\n")
+    assert_exit(env.sync(), ExitCode.CLEAN)
+    rel = f"{NOTE_DIR}/facts/b1.md"
+    typed = env.note(rel) + "Bad also has a parrot\n"
+    (env.vault / rel).write_text(typed, encoding="utf-8")
+    items = (folder / "items.json").read_bytes()
+
+    report = env.sync()
+
+    [problem] = errors(report)
+    assert problem.path == rel and "'fact' property" in problem.message
+    assert_exit(report, ExitCode.SKIPPED_INPUT)
+    assert env.note(rel) == typed
+    assert (folder / "items.json").read_bytes() == items
+
+    # Deleting the property makes the body the fact's text.
+    (env.vault / rel).write_text(typed.replace("fact:\n  - Bad has a dog\n  - and a cat\n", ""), encoding="utf-8")
+    assert_exit(env.sync(), ExitCode.CLEAN)
+    assert env.items(REL)[0]["fact"] == "Bad also has a parrot"
+    assert_quiet_second_pass(env)

@@ -19,7 +19,7 @@ from vaultsync.model import EntityContent, Problem, Record, Severity, canonical
 from vaultsync.names import name_problem
 from vaultsync.state.base import BaseEntry, json_text
 from vaultsync.vault.layout import VaultLayout, slug_of
-from vaultsync.vault.notes import entity_content, fact_record, same_value
+from vaultsync.vault.notes import NoteError, entity_content, fact_record, same_value
 from vaultsync.vault.scan import Note, VaultEntity, VaultScan
 
 # Vault notes that may create their memory file; any other new note in a mirrored folder is the person's own.
@@ -234,7 +234,7 @@ def _vault_entity(
             # Read against the record as last synced; with none (a killed first import, a vault put back from a
             # copy), against the memory's: a note rendered from it reads back as it, ``supersededBy: null`` and all.
             synced = state.base if state.base is not None else state.memory if isinstance(state.memory, dict) else None
-            state.vault = UNKNOWN if note.broken else fact_record(note.props, note.body, synced, style, note_ids)
+            state.vault = UNKNOWN if note.broken else _read_fact(world, note, synced, style, note_ids)
             continue
         if note.broken or rel in world.unreadable:
             # A new fact cannot be written to an items.json nobody can read: it waits, as a note, for the fix.
@@ -250,6 +250,17 @@ def _vault_entity(
         _new_fact(world, rel, stem, note, style, ids_seen, today, known, note_ids)
 
 
+def _read_fact(
+    world: World, note: Note, synced: Record | None, style: dict[str, str], note_ids: dict[str, str]
+) -> Record | Any:
+    """The record a synced fact's note stands for, or UNKNOWN (reported) when the note cannot say."""
+    try:
+        return fact_record(note.props, note.body, synced, style, note_ids)
+    except NoteError as exc:
+        world.problems.append(Problem(note.path, f"{exc}; left untouched on both sides", standing=True))
+        return UNKNOWN
+
+
 def _new_fact(
     world: World,
     rel: str,
@@ -262,7 +273,9 @@ def _new_fact(
     note_ids: dict[str, str],
 ) -> None:
     """A fact note the person made: it becomes a new fact with an id the agent will not also mint."""
-    record = fact_record(note.props, note.body, None, style, note_ids)
+    record = _read_fact(world, note, None, style, note_ids)
+    if record is UNKNOWN:
+        return  # it waits, as a note, until the person says which is the text
     record = {k: v for k, v in record.items() if v is not None}
     record["fact"] = str(record.get("fact", "")).strip()
     fact_id = record.get("id")

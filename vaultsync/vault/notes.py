@@ -160,7 +160,8 @@ def fact_record(
 
     ``base`` is the record as last synced (None for a note the person created); ``style`` maps contract
     property names to the key this entity's items.json uses (e.g. ``timestamp`` -> ``date``); ``note_ids``
-    maps the entity's note names to fact ids, so a link to note ``f1~2`` reads back as the id ``f1``.
+    maps the entity's note names to fact ids, so a link to note ``f1~2`` reads back as the id ``f1``. Raises
+    NoteError for a note with both a ``fact`` property and a different text in its body.
     """
     base = base or {}
     derived = set(derived_names(FACT_DERIVED, base))
@@ -178,6 +179,14 @@ def fact_record(
     # The body is the fact text. Trailing line breaks an editor adds are not part of it, unless the synced
     # text had them; a record that never had a text gains one only when the person writes one.
     text = body.rstrip("\r\n")
+    shown = values.get("fact", text)
+    if text.strip() and not (isinstance(shown, str) and shown.rstrip("\r\n") == text):
+        # A text that is not a string (a list) is shown as the 'fact' property: the body is not the text then,
+        # and dropping what the person typed there would lose it.
+        raise NoteError(
+            "the note has both a 'fact' property and text in its body, and only one can be the fact's text; "
+            "move the body text into the 'fact' property, or delete the property to make the body the text"
+        )
     old_text = base.get("fact")
     if isinstance(old_text, str) and old_text.rstrip("\r\n") == text:
         text = old_text
