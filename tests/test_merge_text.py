@@ -23,6 +23,15 @@ def test_both_sides_appending_keeps_both_agent_first() -> None:
     assert merge_text(DAY, memory, vault) == (DAY + "- 10:00 agent: sent the invoice\n- Nora: call the bank\n", "")
 
 
+def test_a_line_both_sides_appended_is_kept_once() -> None:
+    """A pass that wrote the agent's line to the note but was stopped before it recorded the base leaves that
+    line on both sides; the next pass must not double it."""
+    memory = DAY + "- 10:00 agent: sent the invoice\n- 11:00 agent: paid\n"
+    vault = DAY + "- 10:00 agent: sent the invoice\n- Nora: call the bank\n"
+    merged, detail = merge_text(DAY, memory, vault)
+    assert (merged, detail) == (memory + "- Nora: call the bank\n", "")
+
+
 def test_appending_after_a_note_saved_without_a_final_line_break() -> None:
     base = DAY + "- Nora: call the bank"
     memory = base + "\n- 10:00 agent: sent the invoice\n"

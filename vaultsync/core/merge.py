@@ -57,12 +57,17 @@ def union_text(memory: str, vault: str) -> str:
     b = vault.splitlines(keepends=True)
     if a and not a[-1].endswith("\n"):
         a[-1] += "\n"
+    return "".join(_union(a, b))
+
+
+def _union(a: list[str], b: list[str]) -> list[str]:
+    """``a``'s lines in order, with ``b``'s lines that ``a`` lacks inserted where they occur; shared lines once."""
     out: list[str] = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         out += a[i1:i2]
         if op != "equal":
             out += b[j1:j2]
-    return "".join(out)
+    return out
 
 
 CLASH = "both sides changed the same lines"
@@ -73,7 +78,8 @@ def merge_text(base: str | None, memory: str, vault: str) -> tuple[str, str]:
 
     Each side is diffed against the base, and the two lists of changes are laid over the base together. Changes
     to different lines combine, adjacent ones included; two insertions at the same place are both kept, memory's
-    lines first (the agent and the person both appending to today's note is the everyday case, not a clash).
+    lines first and a line both inserted once (the agent and the person both appending to today's note is the
+    everyday case, not a clash; a line both hold is one a pass already carried, or both typed).
     Only changes touching the same base lines clash: then memory's text is returned whole, with the detail, and
     the caller keeps the vault's text in a conflict copy. Lines keep their own endings. Whether the text ends in
     a line break is merged like a line: the side that changed it wins, memory on a tie.
@@ -154,7 +160,7 @@ def _merge_lines(base: list[str], memory: list[_Hunk], vault: list[_Hunk]) -> li
             step = m
             i, j = i + 1, j + 1
         elif m.start == m.end == v.start == v.end:
-            step = _Hunk(m.start, m.end, m.lines + v.lines)
+            step = _Hunk(m.start, m.end, tuple(_union(list(m.lines), list(v.lines))))
             i, j = i + 1, j + 1
         elif _clash(m, v):
             return None
