@@ -20,7 +20,7 @@ from vaultsync.names import name_problem
 from vaultsync.state.base import BaseEntry, json_text
 from vaultsync.vault.layout import VaultLayout, slug_of
 from vaultsync.vault.notes import NoteError, entity_content, fact_record, same_value
-from vaultsync.vault.scan import Note, VaultEntity, VaultScan
+from vaultsync.vault.scan import EMPTY_NOTE, Note, VaultEntity, VaultScan
 
 # Vault notes that may create their memory file; any other new note in a mirrored folder is the person's own.
 CREATABLE = ("workspace/MEMORY.md", "workspace/HEARTBEAT.md")
@@ -159,7 +159,7 @@ def gather(
             world.foreign.append(note.path)
             continue
         state = world.unit(key, FILE)
-        state.vault = UNKNOWN if note.broken else note.raw
+        state.vault = _file_note(world, note, state.base)
         state.vault_note = note
     world.foreign += vault.foreign
     for state in world.units.values():
@@ -168,6 +168,21 @@ def gather(
             state.vault = state.vault if state.vault is UNKNOWN else empty_to_none(state.vault)
             state.base = empty_to_none(state.base)
     return world
+
+
+def _file_note(world: World, note: Note, base: Any) -> bytes | Any:
+    """A mirrored file's note as this pass reads it.
+
+    An empty note is left alone (UNKNOWN, with a warning): Obsidian leaves one behind when it creates a note,
+    and a read between the truncate and the write of a save sees one. Not when the file was synced empty,
+    though: an agent clearing HEARTBEAT.md or rewriting a daily note by truncate-then-write empties it
+    legitimately, and its later writes must reach the note.
+    """
+    if note.empty and base == b"":
+        return b""
+    if note.empty:
+        world.problems.append(Problem(note.path, EMPTY_NOTE, Severity.WARNING, standing=True))
+    return UNKNOWN if note.broken else note.raw
 
 
 def _memory_entity(world: World, rel: str, entity: MemEntity, base_facts: dict[str, tuple[Record, int]]) -> None:
