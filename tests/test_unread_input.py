@@ -172,3 +172,24 @@ def test_text_typed_into_the_body_of_a_fact_whose_text_is_a_list_is_not_lost(tmp
     assert_exit(env.sync(), ExitCode.CLEAN)
     assert env.items(REL)[0]["fact"] == "Bad also has a parrot"
     assert_quiet_second_pass(env)
+
+
+# -- a daily note that is not UTF-8 ------------------------------------------------------------------------------
+def test_a_daily_note_that_is_not_utf8_says_how_to_fix_it_and_syncs_once_fixed(tmp_path: Path) -> None:
+    env, _ = synced(tmp_path)
+    text = "# 2026-02-01\n\n- Lunch at the caf\u00e9 with Bad\n"
+    daily = env.daily("2026-02-01.md", text.encode("cp1252"))
+
+    report = env.sync()
+
+    [problem] = errors(report)
+    assert problem.path == str(daily)
+    assert "not valid UTF-8 (byte 0xe9" in problem.message and "save it as UTF-8" in problem.message
+    assert "iconv -f windows-1252 -t utf-8" in problem.message
+    assert_exit(report, ExitCode.SKIPPED_INPUT)
+    assert not (env.vault / "Daily/2026-02-01.md").exists()
+    assert daily.read_bytes() == text.encode("cp1252")
+
+    daily.write_text(text, encoding="utf-8")
+    assert_exit(env.sync(), ExitCode.CLEAN)
+    assert env.note("Daily/2026-02-01.md") == text
