@@ -10,10 +10,18 @@ class NotText(ValueError):
 
 
 def decode(data: bytes) -> str:
+    """The text of a file, which must be UTF-8.
+
+    No fallback encoding is guessed: a wrong guess would reach the other side as changed text, and Obsidian
+    rewrites bytes it cannot read as U+FFFD on the next save. The message says how to fix the file instead.
+    """
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise NotText(f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
+        raise NotText(
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); save it as UTF-8 (a file "
+            "written on Windows: iconv -f windows-1252 -t utf-8) and the next pass syncs it"
+        ) from None
 
 
 def strip_bom(text: str) -> tuple[str, bool]:

@@ -6,8 +6,8 @@ in a conflict copy, so the agent never reads conflict markers and the person see
 
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
+import difflib
+from dataclasses import dataclass
 from typing import Any
 
 from vaultsync.core.decide import decide
@@ -56,42 +56,129 @@ def union_text(memory: str, vault: str) -> str:
 
     This is what happens every morning the agent and Obsidian's Daily template both create today's note.
     """
-    import difflib  # here, not at the top: most passes merge no text, and every writing pass imports this module
-
     a = memory.splitlines(keepends=True)
     b = vault.splitlines(keepends=True)
     if a and not a[-1].endswith("\n"):
         a[-1] += "\n"
+    return "".join(_union(a, b))
+
+
+def _union(a: list[str], b: list[str]) -> list[str]:
+    """``a``'s lines in order, with ``b``'s lines that ``a`` lacks inserted where they occur; shared lines once."""
     out: list[str] = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         out += a[i1:i2]
         if op != "equal":
             out += b[j1:j2]
-    return "".join(out)
+    return out
+
+
+CLASH = "both sides changed the same lines"
 
 
 def merge_text(base: str | None, memory: str, vault: str) -> tuple[str, str]:
-    """Line-wise three-way merge with ``git merge-file``; a union when there is no base."""
+    """Line-wise three-way merge; a union when there is no base.
+
+    Each side is diffed against the base, and the two lists of changes are laid over the base together. Changes
+    to different lines combine, adjacent ones included; two insertions at the same place are both kept, memory's
+    lines first and a line both inserted once (the agent and the person both appending to today's note is the
+    everyday case, not a clash; a line both hold is one a pass already carried, or both typed).
+    Only changes touching the same base lines clash: then memory's text is returned whole, with the detail, and
+    the caller keeps the vault's text in a conflict copy. Lines keep their own endings. Whether the text ends in
+    a line break is merged like a line: the side that changed it wins, memory on a tie.
+    """
     if base is None:
         return union_text(memory, vault), ""
-    import tempfile  # as difflib in union_text
+    b, b_open = _lines(base)
+    m, m_open = _lines(memory)
+    v, v_open = _lines(vault)
+    merged = _merge_lines(b, _hunks(b, m), _hunks(b, v))
+    if merged is None:
+        return memory, CLASH
+    text = "".join(merged)
+    if (v_open if m_open == b_open else m_open) and text.endswith("\n"):
+        text = text.removesuffix("\r\n") if text.endswith("\r\n") else text.removesuffix("\n")
+    return text, ""
 
-    with tempfile.TemporaryDirectory(prefix="vaultsync-merge-") as tmp:
-        paths = []
-        for name, text in (("memory", memory), ("base", base), ("vault", vault)):
-            path = Path(tmp) / name
-            path.write_bytes(text.encode())
-            paths.append(str(path))
-        run = subprocess.run(
-            ["git", "merge-file", "-p", "-L", "memory", "-L", "base", "-L", "vault", *paths],
-            capture_output=True,
-            check=False,
-        )
-    if run.returncode < 0 or run.returncode > 127:
-        raise RuntimeError(f"git merge-file failed: {run.stderr.decode(errors='replace')}")
-    if run.returncode == 0:
-        return run.stdout.decode(), ""
-    return memory, "both sides changed the same lines"
+
+@dataclass(frozen=True)
+class _Hunk:
+    """Base lines ``start:end`` replaced by ``lines`` (``start == end``: an insertion before line ``start``)."""
+
+    start: int
+    end: int
+    lines: tuple[str, ...]
+
+
+def _lines(text: str) -> tuple[list[str], bool]:
+    r"""The text's lines, each with its own ending, and whether the last one had none.
+
+    Only ``\n`` ends a line (a ``\r`` before it belongs to the ending). An unterminated last line gets the
+    ending of the line before it, so appending after a note saved without a final line break (as Obsidian
+    saves) is an insertion, not a change of that last line.
+    """
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if not parts[-1]:
+        return lines, False
+    if parts[-1].endswith("\r"):
+        return [*lines, parts[-1]], False
+    ending = "\r\n" if lines and lines[-1].endswith("\r\n") else "\n"
+    return [*lines, parts[-1] + ending], True
+
+
+def _hunks(base: list[str], side: list[str]) -> list[_Hunk]:
+    matcher = difflib.SequenceMatcher(None, base, side, autojunk=False)
+    return [_Hunk(i1, i2, tuple(side[j1:j2])) for op, i1, i2, j1, j2 in matcher.get_opcodes() if op != "equal"]
+
+
+def _clash(a: _Hunk, b: _Hunk) -> bool:
+    """Whether two changes from different sides touch the same base lines.
+
+    Ranges that share a line clash; an insertion clashes with a range only strictly inside it. Insertions at
+    the same place, and changes that merely meet, do not.
+    """
+    if a.start == a.end:
+        return b.start < a.start < b.end
+    if b.start == b.end:
+        return a.start < b.start < a.end
+    return max(a.start, b.start) < min(a.end, b.end)
+
+
+def _merge_lines(base: list[str], memory: list[_Hunk], vault: list[_Hunk]) -> list[str] | None:
+    """Apply both sides' changes to ``base`` in base order; ``None`` when two of them clash.
+
+    Each side's changes are sorted and separated by unchanged lines, so comparing the next change of each side
+    is enough to find every clash.
+    """
+    out: list[str] = []
+    pos = i = j = 0
+    while i < len(memory) or j < len(vault):
+        m = memory[i] if i < len(memory) else None
+        v = vault[j] if j < len(vault) else None
+        if m is None or v is None:
+            step = m or v
+            i, j = (i + 1, j) if m is not None else (i, j + 1)
+        elif m == v:
+            step = m
+            i, j = i + 1, j + 1
+        elif m.start == m.end == v.start == v.end:
+            step = _Hunk(m.start, m.end, tuple(_union(list(m.lines), list(v.lines))))
+            i, j = i + 1, j + 1
+        elif _clash(m, v):
+            return None
+        elif (m.start, m.end) <= (v.start, v.end):
+            step = m
+            i += 1
+        else:
+            step = v
+            j += 1
+        assert step is not None
+        out += base[pos : step.start]
+        out += step.lines
+        pos = step.end
+    out += base[pos:]
+    return out
 
 
 def merge_entities(

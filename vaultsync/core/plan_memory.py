@@ -70,7 +70,8 @@ class MemorySide(PlanTarget):
                 if removed:
                     edits.append(RemoveFields(index, removed))
             for note, record in final.items():
-                if note not in current:
+                # A skipped fact missing from the file is one the file holds but could not be read: not new.
+                if note not in current and fact_key(rel, note) not in self.skipped:
                     edits.append(AppendEntry(record))
                     order.append(note)
             for position, note in enumerate(order):

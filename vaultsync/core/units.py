@@ -19,8 +19,8 @@ from vaultsync.model import EntityContent, Problem, Record, Severity, canonical
 from vaultsync.names import name_problem
 from vaultsync.state.base import BaseEntry, json_text
 from vaultsync.vault.layout import VaultLayout, slug_of
-from vaultsync.vault.notes import entity_content, fact_record, same_value
-from vaultsync.vault.scan import Note, VaultEntity, VaultScan
+from vaultsync.vault.notes import NoteError, entity_content, fact_record, same_value
+from vaultsync.vault.scan import EMPTY_NOTE, Note, VaultEntity, VaultScan
 
 # Vault notes that may create their memory file; any other new note in a mirrored folder is the person's own.
 CREATABLE = ("workspace/MEMORY.md", "workspace/HEARTBEAT.md")
@@ -159,7 +159,7 @@ def gather(
             world.foreign.append(note.path)
             continue
         state = world.unit(key, FILE)
-        state.vault = UNKNOWN if note.broken else note.raw
+        state.vault = _file_note(world, note, state.base)
         state.vault_note = note
     world.foreign += vault.foreign
     for state in world.units.values():
@@ -168,6 +168,21 @@ def gather(
             state.vault = state.vault if state.vault is UNKNOWN else empty_to_none(state.vault)
             state.base = empty_to_none(state.base)
     return world
+
+
+def _file_note(world: World, note: Note, base: Any) -> bytes | Any:
+    """A mirrored file's note as this pass reads it.
+
+    An empty note is left alone (UNKNOWN, with a warning): Obsidian leaves one behind when it creates a note,
+    and a read between the truncate and the write of a save sees one. Not when the file was synced empty,
+    though: an agent clearing HEARTBEAT.md or rewriting a daily note by truncate-then-write empties it
+    legitimately, and its later writes must reach the note.
+    """
+    if note.empty and base == b"":
+        return b""
+    if note.empty:
+        world.problems.append(Problem(note.path, EMPTY_NOTE, Severity.WARNING, standing=True))
+    return UNKNOWN if note.broken else note.raw
 
 
 def _memory_entity(world: World, rel: str, entity: MemEntity, base_facts: dict[str, tuple[Record, int]]) -> None:
@@ -185,6 +200,11 @@ def _memory_entity(world: World, rel: str, entity: MemEntity, base_facts: dict[s
     world.mem_facts[rel] = facts
     for note, (_, record) in facts.items():
         world.unit(fact_key(rel, note), FACT).memory = record
+    if entity.unread_facts:
+        # A fact that is there but cannot be read is not a deletion: of the facts synced before, those no
+        # readable fact accounts for are left as they are on both sides.
+        for note in base_facts.keys() - facts.keys():
+            world.unit(fact_key(rel, note), FACT).memory = UNKNOWN
 
 
 def _vault_entity(
@@ -229,7 +249,7 @@ def _vault_entity(
             # Read against the record as last synced; with none (a killed first import, a vault put back from a
             # copy), against the memory's: a note rendered from it reads back as it, ``supersededBy: null`` and all.
             synced = state.base if state.base is not None else state.memory if isinstance(state.memory, dict) else None
-            state.vault = UNKNOWN if note.broken else fact_record(note.props, note.body, synced, style, note_ids)
+            state.vault = UNKNOWN if note.broken else _read_fact(world, note, synced, style, note_ids)
             continue
         if note.broken or rel in world.unreadable:
             # A new fact cannot be written to an items.json nobody can read: it waits, as a note, for the fix.
@@ -245,6 +265,17 @@ def _vault_entity(
         _new_fact(world, rel, stem, note, style, ids_seen, today, known, note_ids)
 
 
+def _read_fact(
+    world: World, note: Note, synced: Record | None, style: dict[str, str], note_ids: dict[str, str]
+) -> Record | Any:
+    """The record a synced fact's note stands for, or UNKNOWN (reported) when the note cannot say."""
+    try:
+        return fact_record(note.props, note.body, synced, style, note_ids)
+    except NoteError as exc:
+        world.problems.append(Problem(note.path, f"{exc}; left untouched on both sides", standing=True))
+        return UNKNOWN
+
+
 def _new_fact(
     world: World,
     rel: str,
@@ -257,7 +288,9 @@ def _new_fact(
     note_ids: dict[str, str],
 ) -> None:
     """A fact note the person made: it becomes a new fact with an id the agent will not also mint."""
-    record = fact_record(note.props, note.body, None, style, note_ids)
+    record = _read_fact(world, note, None, style, note_ids)
+    if record is UNKNOWN:
+        return  # it waits, as a note, until the person says which is the text
     record = {k: v for k, v in record.items() if v is not None}
     record["fact"] = str(record.get("fact", "")).strip()
     fact_id = record.get("id")

@@ -24,6 +24,7 @@ _LEADING_INDENT = re.compile(r"^([ \t]+)[^ \t\r\n]", re.MULTILINE)
 # Consuming escapes left to right keeps "\\u00e9" (an escaped backslash, then text) from counting.
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)")
 _LIST_KEYS = ("facts", "items")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 class ItemsError(ValueError):
@@ -180,6 +181,26 @@ def _find_list_key(top: dict[str, Any]) -> str:
         names = ", ".join(repr(key) for key in candidates)
         raise ItemsError(f"no 'facts' or 'items' key, and several keys hold lists of objects: {names}")
     raise ItemsError("object has no 'facts' or 'items' list")
+
+
+def lone_surrogate(value: Any) -> str | None:
+    """The first half of a surrogate pair standing alone in a JSON value's strings, as its escape, or None.
+
+    ``json`` accepts ``"\\ud83d"`` (what JavaScript's ``JSON.stringify`` writes for an emoji cut in two), but
+    no such string can be written as UTF-8: a note, a commit or the base holding it would fail mid-pass. Keys
+    are checked too. A file with no ``\\ud8..``-``\\udf..`` escape holds none, so callers ask only then
+    (``may_hold_surrogates``).
+    """
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"\\u{ord(exc.object[exc.start]):04x}"
+    return None
+
+
+def may_hold_surrogates(text: str) -> bool:
+    """Whether the file text has an escape that could decode to a lone surrogate (a cheap test for every read)."""
+    return _SURROGATE_ESCAPE.search(text) is not None
 
 
 def describe_json_type(value: Any) -> str:

@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultsync.fs import BEING_WRITTEN, BeingWritten, is_leftover, read_whole
-from vaultsync.memory.items import ItemsDoc, ItemsError, describe_json_type, parse_items
+from vaultsync.memory.items import (
+    ItemsDoc,
+    ItemsError,
+    describe_json_type,
+    lone_surrogate,
+    may_hold_surrogates,
+    parse_items,
+)
 from vaultsync.model import PARA_KEYS, EntityContent, Problem, Record, Severity
 from vaultsync.names import daily_date, fold, name_problem
 from vaultsync.textio import NotText, decode, strip_bom
@@ -42,6 +49,7 @@ class MemEntity:
     summary: Summary | None = None
     summary_broken: bool = False
     facts: list[tuple[int, Record]] = field(default_factory=list)  # (position in the list, record)
+    unread_facts: int = 0  # facts that are there but cannot be read: their notes are left as they are
 
     @property
     def content(self) -> EntityContent:
@@ -223,10 +231,21 @@ class _Scanner:
             return
         entity.doc = doc
         seen_ids: dict[str, str] = {}
+        suspect = may_hold_surrogates(doc.text)
         for entry in doc.entries:
             if not isinstance(entry.value, dict):
                 what = describe_json_type(entry.value)
                 self.fault(path, f"fact #{entry.index + 1} is {what}, not an object; skipped")
+                continue
+            cut = lone_surrogate(entry.value) if suspect else None
+            if cut:
+                entity.unread_facts += 1
+                self.fault(
+                    path,
+                    f"fact #{entry.index + 1} holds {cut}, half of a character cut in two (an emoji split by a "
+                    "JavaScript string slice?), which no UTF-8 file can hold; its note is left as it is until "
+                    "the escape is removed or completed",
+                )
                 continue
             fact_id = entry.value.get("id")
             if fact_id is not None:

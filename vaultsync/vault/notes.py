@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vaultsync.model import EntityContent, Record
+from vaultsync.textio import strip_bom
 from vaultsync.vault.links import link_target
 from vaultsync.yamlcore import YamlError, join_note, parse_properties, split_note
 from vaultsync.yamldump import dump_properties
@@ -65,13 +66,39 @@ def _derived_names(candidates: tuple[str, ...], keys: tuple[str, ...]) -> tuple[
 
 
 def _split(text: str) -> tuple[dict[str, Any], str]:
-    fm_text, body = split_note(text)
+    """Properties and body of a fact or entity note.
+
+    A BOM (which some editors and sync tools put first) is read past, so the block after it is still properties;
+    it is not written back. A block that looks like properties but is not one (blank lines before the opening
+    ``---``, no closing ``---``) raises NoteError: read as body text, its YAML would become the fact's text or the
+    summary, and every property would look deleted.
+    """
+    fm_text, body = split_note(strip_bom(text)[0])
     if fm_text is None:
+        unread = _unread_block(body)
+        if unread:
+            raise NoteError(unread)
         return {}, body
     try:
         return parse_properties(fm_text), body
     except YamlError as exc:
         raise NoteError(f"frontmatter is not valid YAML: {exc}") from None
+
+
+def _unread_block(text: str) -> str:
+    """Why a note that starts like a properties block is not read as one, or "" when it does not start so."""
+    lines = text.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None or lines[first].strip() != "---":
+        return ""
+    if first:
+        return (
+            f"{first} blank line(s) before the opening '---', so neither Obsidian nor vaultsync reads the block as "
+            "properties; delete the blank line(s) at the top"
+        )
+    if not any(line.rstrip() == "---" for line in lines[1:]):
+        return "the properties block has no closing '---' line; add one after the last property"
+    return "the opening line is not exactly '---'; remove what is around the dashes"
 
 
 # -- facts ---------------------------------------------------------------------------------------------------
@@ -133,7 +160,8 @@ def fact_record(
 
     ``base`` is the record as last synced (None for a note the person created); ``style`` maps contract
     property names to the key this entity's items.json uses (e.g. ``timestamp`` -> ``date``); ``note_ids``
-    maps the entity's note names to fact ids, so a link to note ``f1~2`` reads back as the id ``f1``.
+    maps the entity's note names to fact ids, so a link to note ``f1~2`` reads back as the id ``f1``. Raises
+    NoteError for a note with both a ``fact`` property and a different text in its body.
     """
     base = base or {}
     derived = set(derived_names(FACT_DERIVED, base))
@@ -151,6 +179,14 @@ def fact_record(
     # The body is the fact text. Trailing line breaks an editor adds are not part of it, unless the synced
     # text had them; a record that never had a text gains one only when the person writes one.
     text = body.rstrip("\r\n")
+    shown = values.get("fact", text)
+    if text.strip() and not (isinstance(shown, str) and shown.rstrip("\r\n") == text):
+        # A text that is not a string (a list) is shown as the 'fact' property: the body is not the text then,
+        # and dropping what the person typed there would lose it.
+        raise NoteError(
+            "the note has both a 'fact' property and text in its body, and only one can be the fact's text; "
+            "move the body text into the 'fact' property, or delete the property to make the body the text"
+        )
     old_text = base.get("fact")
     if isinstance(old_text, str) and old_text.rstrip("\r\n") == text:
         text = old_text

@@ -33,6 +33,7 @@ class Note:
     props: dict[str, Any] = field(default_factory=dict)
     body: str = ""
     broken: bool = False  # unreadable: its unit is skipped this pass
+    empty: bool = False  # no bytes: a note just created or caught mid-save, unless the file was synced empty
 
 
 @dataclass
@@ -96,9 +97,12 @@ class _Scanner:
             return None
         note = Note(rel_path, raw)
         if not raw:
-            # A note Obsidian has just created, or one caught between the truncate and the write of a save.
-            note.broken = True
-            self.scan.problems.append(Problem(rel_path, EMPTY_NOTE, Severity.WARNING, standing=True))
+            # A note Obsidian has just created, or one caught between the truncate and the write of a save. A
+            # mirrored file may also have been synced empty (an agent clears HEARTBEAT.md): only the base can
+            # tell, so for those the pairing with the base decides (``core/units.py``).
+            note.broken = note.empty = True
+            if kind != "file":
+                self.scan.problems.append(Problem(rel_path, EMPTY_NOTE, Severity.WARNING, standing=True))
             return note
         try:
             text = decode(raw)
