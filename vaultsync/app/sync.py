@@ -17,7 +17,7 @@ from vaultsync.fs import LockHeld
 from vaultsync.model import ExitCode, Report
 from vaultsync.state import runs
 
-__all__ = ["LockHeld", "PassOptions", "status", "sync"]
+__all__ = ["LockHeld", "PassOptions", "status", "summary", "sync"]
 
 LOCK_HELD = "another pass held the lock; nothing done"
 
@@ -50,6 +50,11 @@ def sync(
         if not options.dry_run:
             _record(cfg, kind, report.exit_code, runs.summarize(report))
         return report
+
+
+def summary(report: Report) -> str:
+    """A pass in one line, as the record of runs and the watching terminal show it."""
+    return runs.summarize(report)
 
 
 def _record(cfg: Config, kind: str, code: int, summary: str) -> None:
