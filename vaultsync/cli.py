@@ -210,10 +210,6 @@ def _run(args: argparse.Namespace) -> int:
 
     from vaultsync.app.sync import LockHeld, PassOptions, status, sync
 
-    if args.command == "status" and not args.json:
-        from vaultsync.cli_schedule import print_runs
-
-        print_runs(path, cfg)
     try:
         progress = _ProgressBar() if sys.stderr.isatty() and not args.json else None
         batch = getattr(args, "batch", None)
@@ -229,6 +225,10 @@ def _run(args: argparse.Namespace) -> int:
     except LockHeld:
         print("vaultsync: another pass is running (lock held); try again when it ends", file=sys.stderr)
         return ExitCode.LOCKED
+    if args.command == "status" and not args.json:
+        from vaultsync.cli_schedule import print_runs
+
+        print_runs(path, cfg)  # after the pass: a status that met the lock says only that
     if args.json:
         report.write_json(sys.stdout)
     else:
