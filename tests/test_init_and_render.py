@@ -46,6 +46,7 @@ from vaultsync.engine.options import PassOptions
 from vaultsync.engine.run import run_pass
 from vaultsync.fs import LockHeld
 from vaultsync.model import Change, Conflict, ExitCode, Problem, Report, Severity
+from vaultsync.state import runs
 from vaultsync.vault.notes import VIEW_MARKER
 
 AGENT = "vaultsync agent <agent@vaultsync.invalid>"
@@ -522,9 +523,10 @@ def test_first_pass_leaves_memory_tree_byte_identical(env: Env) -> None:
 
 # -- 4. no-op ------------------------------------------------------------------------------------------------
 def test_second_pass_writes_nothing_and_commits_nothing(synced: Env) -> None:
-    # The lock file's content (the holder's pid) is rewritten by every pass by design, and git refreshes the stat
-    # cache in the snapshot index when it looks at the vault; everything else counts.
-    skip = (".git", ".vaultsync/lock", ".vaultsync/snapshot.index")
+    # The lock file's content (the holder's pid) is rewritten by every pass by design, git refreshes the stat
+    # cache in the snapshot index when it looks at the vault, and the record of runs gains this one; everything
+    # else counts.
+    skip = (".git", ".vaultsync/lock", ".vaultsync/snapshot.index", ".vaultsync/runs.json")
     vault_before = tree_stat(synced.vault, skip)
     mem_before = tree_stat(synced.mem, exclude=())
     sha = head(synced.vault)
@@ -747,7 +749,9 @@ def test_a_held_lock_exits_3_and_writes_nothing(env: Env, tmp_path: Path, capsys
             assert holder.poll() is None, "the lock-holding child exited early"
             assert time.monotonic() < deadline, "the lock-holding child never signalled"
             time.sleep(0.02)
-        vault_before = tree_stat(env.vault)
+        # The run is recorded (exit 3) in the record of runs, which is all it writes.
+        skip = (".git", ".vaultsync/runs.json")
+        vault_before = tree_stat(env.vault, skip)
         mem_before = tree_stat(env.mem, exclude=())
         sha = head(env.vault)
 
@@ -756,7 +760,8 @@ def test_a_held_lock_exits_3_and_writes_nothing(env: Env, tmp_path: Path, capsys
         with pytest.raises(LockHeld):
             run_pass(cfg, PassOptions())
 
-        assert tree_stat(env.vault) == vault_before
+        assert [(r.kind, r.exit_code) for r in runs.history(cfg.state_dir)] == [("sync", 3)]
+        assert tree_stat(env.vault, skip) == vault_before
         assert tree_stat(env.mem, exclude=()) == mem_before
         assert head(env.vault) == sha
         assert not (env.vault / ".vaultsync/base.sqlite").exists()

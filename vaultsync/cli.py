@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
+import traceback
 from collections import Counter
 from collections.abc import Callable, Sequence
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +43,23 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="entities a first import or a full pass over a large memory reads and writes at a time (0: all at once)",
     )
+    sync.add_argument(
+        "--scheduled", action="store_true", help="what the schedule runs: output goes to the rotated log, not stdout"
+    )
 
     status = sub.add_parser("status", parents=[common], help="show open conflicts and what a pass would do")
     status.add_argument("--json", action="store_true", help="print a machine-readable report")
+
+    schedule = sub.add_parser("schedule", help="install, remove or show the entries that run sync by itself")
+    actions = schedule.add_subparsers(dest="action", required=True)
+    install = actions.add_parser("install", parents=[common], help="add this config's entries to the crontab")
+    install.add_argument("--every", default="1h", help="how often a pass runs: 5m, 15m, 30m, 1h (default), 2h, 1d ...")
+    install.add_argument("--systemd", action="store_true", help="write a systemd user service and timer instead")
+    actions.add_parser("remove", parents=[common], help="take out this config's entries, crontab and systemd")
+    actions.add_parser("status", parents=[common], help="show this config's entries, the next run and the last")
+
+    watch = sub.add_parser("watch", parents=[common], help="run a pass shortly after files change, until stopped")
+    watch.add_argument("--json", action="store_true", help="print each pass's report as one line of JSON")
     return parser
 
 
@@ -168,14 +185,28 @@ class _ProgressBar:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if getattr(args, "scheduled", False):
+        return _scheduled(args)
+    return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     path = configmod.config_path(args.config)
     try:
         if args.command == "init":
             return _init(args, path)
+        if args.command == "schedule":
+            from vaultsync.cli_schedule import schedule_command
+
+            return schedule_command(args.action, path, args)
         cfg = configmod.load(path)
     except ConfigError as exc:
         print(f"vaultsync: {exc}", file=sys.stderr)
         return ExitCode.USAGE
+    if args.command == "watch":
+        from vaultsync.watch import watch_command
+
+        return watch_command(cfg, args.json)
 
     from vaultsync.app.sync import LockHeld, PassOptions, status, sync
 
@@ -189,15 +220,36 @@ def main(argv: Sequence[str] | None = None) -> int:
             progress=progress,
             **sizes,
         )
-        report = status(cfg, options) if args.command == "status" else sync(cfg, options)
+        kind = "scheduled" if getattr(args, "scheduled", False) else "sync"
+        report = status(cfg, options) if args.command == "status" else sync(cfg, options, kind)
     except LockHeld:
         print("vaultsync: another pass is running (lock held); try again when it ends", file=sys.stderr)
         return ExitCode.LOCKED
+    if args.command == "status" and not args.json:
+        from vaultsync.cli_schedule import print_runs
+
+        print_runs(path, cfg)  # after the pass: a status that met the lock says only that
     if args.json:
         report.write_json(sys.stdout)
     else:
         _print_report(report, terminal=sys.stdout.isatty())
     return int(report.exit_code)
+
+
+def _scheduled(args: argparse.Namespace) -> int:
+    """A pass started by cron or a systemd timer: its output goes to the rotated log, led by one timestamped line."""
+    from vaultsync.app.schedule import absolute_config, write_log
+
+    config = absolute_config(configmod.config_path(args.config))
+    output = io.StringIO()
+    try:
+        with redirect_stdout(output), redirect_stderr(output):
+            code = _run(args)
+    except Exception:
+        write_log(config, 1, output.getvalue() + traceback.format_exc())
+        raise
+    write_log(config, code, output.getvalue())
+    return code
 
 
 def _init(args: argparse.Namespace, path: Path) -> int:

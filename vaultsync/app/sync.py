@@ -1,25 +1,65 @@
 """The sync use cases every face calls: one pass both ways, or a look at what a pass would do.
 
-A face (the command line now; the HTTP API, the MCP server and watch mode later) builds ``PassOptions`` and
-calls these; the lock, the quick check and the choice of pass stay below, in ``vaultsync.engine``.
+A face (the command line, watch mode, the scheduled run; the HTTP API and the MCP server later) builds
+``PassOptions`` and calls these; the lock, the quick check and the choice of pass stay below, in
+``vaultsync.engine``. Every real pass is recorded here (``vaultsync.state.runs``), whichever face started it,
+so ``status`` can say when the last one ran and how it ended.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from vaultsync.config import Config
 from vaultsync.engine.options import PassOptions
 from vaultsync.engine.run import run_pass
 from vaultsync.fs import LockHeld
-from vaultsync.model import Report
+from vaultsync.model import ExitCode, Report
+from vaultsync.state import runs
 
-__all__ = ["LockHeld", "PassOptions", "status", "sync"]
+__all__ = ["LockHeld", "PassOptions", "status", "summary", "sync"]
+
+LOCK_HELD = "another pass held the lock; nothing done"
 
 
-def sync(cfg: Config, options: PassOptions | None = None) -> Report:
-    """One pass in both directions under the run lock; raises ``LockHeld`` when another pass holds it."""
-    return run_pass(cfg, options or PassOptions())
+def sync(
+    cfg: Config,
+    options: PassOptions | None = None,
+    kind: str = "sync",
+    wait: Callable[[], bool] | None = None,
+) -> Report:
+    """One pass in both directions under the run lock, recorded as a run of ``kind``.
+
+    Raises ``LockHeld`` when another pass holds the lock. With ``wait``, a held lock is waited out instead:
+    ``wait`` is called between tries (it sleeps a little) and returns False to give up, and only the pass
+    that runs is recorded, not each try.
+    """
+    options = options or PassOptions()
+    while True:
+        try:
+            report = run_pass(cfg, options)
+        except LockHeld:
+            if wait is not None and wait():
+                continue
+            if wait is None:
+                _record(cfg, kind, ExitCode.LOCKED, LOCK_HELD)
+            raise
+        except Exception as exc:
+            _record(cfg, kind, 1, f"failed: {type(exc).__name__}: {exc}")  # 1: what an uncaught exception exits
+            raise
+        if not options.dry_run:
+            _record(cfg, kind, report.exit_code, runs.summarize(report))
+        return report
+
+
+def summary(report: Report) -> str:
+    """A pass in one line, as the record of runs and the watching terminal show it."""
+    return runs.summarize(report)
+
+
+def _record(cfg: Config, kind: str, code: int, summary: str) -> None:
+    runs.record(cfg.state_dir, runs.Run(runs.now_stamp(), kind, int(code), summary))
 
 
 def status(cfg: Config, options: PassOptions | None = None) -> Report:

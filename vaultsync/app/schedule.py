@@ -1,0 +1,280 @@
+"""The schedule use case: install, remove and show the entries that run vaultsync by itself, and the log of those runs.
+
+The crontab is read and written through the real ``crontab`` command (the only supported way to change it) and
+edited as text by ``vaultsync.schedule_text``, which leaves the user's other lines byte for byte. The run lock
+keeps a scheduled pass and a watching one apart, so both may be installed at once.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from vaultsync import schedule_text as text
+from vaultsync.config import Config
+from vaultsync.state import runs
+
+LOG_MAX_BYTES = 1_000_000  # a log of 1 MB holds months of hourly one-line runs
+LOG_KEEP = 3  # rotated logs kept beside it: log.1 (newest) to log.3
+NO_CRONTAB = (
+    "no `crontab` command on this machine; install cron (Debian, Ubuntu: apt-get install cron; "
+    "Fedora: dnf install cronie), or use --systemd"
+)
+
+
+class ScheduleError(RuntimeError):
+    """The schedule cannot be read or changed; nothing was changed. The message says what to install or fix."""
+
+
+@dataclass
+class Outcome:
+    """What ``install`` or ``remove`` did, for the face to print."""
+
+    changed: list[str] = field(default_factory=list)  # "crontab" or unit file paths
+    unchanged: bool = False
+    lines: list[str] = field(default_factory=list)  # the entries as written
+    then: list[str] = field(default_factory=list)  # commands the user runs next (systemctl)
+    log: Path | None = None
+
+
+def absolute_config(path: Path) -> Path:
+    """The config path as the schedule names it: absolute, since cron starts in $HOME."""
+    found = Path(os.path.abspath(path.expanduser()))
+    if "\n" in str(found):
+        raise ScheduleError(f"{found!r}: a config path with a newline cannot be named in a crontab")
+    return found
+
+
+def launcher() -> tuple[str, ...]:
+    """The absolute command that starts this vaultsync: its own script (pipx's ~/.local/bin/vaultsync, kept as a
+    link so an upgrade is picked up), else this interpreter with ``-m vaultsync.cli``."""
+    script = Path(sys.argv[0])
+    if script.name == "vaultsync" and script.is_file():
+        return (os.path.abspath(script),)
+    return (os.path.abspath(sys.executable), "-m", "vaultsync.cli")
+
+
+def path_env(command: tuple[str, ...]) -> str:
+    """A PATH for cron's nearly empty environment that finds git, and the executable's folder."""
+    git = shutil.which("git")
+    if git is None:
+        raise ScheduleError("git is not on PATH; install git first (every pass runs it)")
+    folders = [os.path.dirname(git), os.path.dirname(command[0]), "/usr/local/bin", "/usr/bin", "/bin"]
+    return ":".join(dict.fromkeys(folders))
+
+
+def _crontab(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    if shutil.which("crontab") is None:
+        raise ScheduleError(NO_CRONTAB)
+    return subprocess.run(["crontab", *args], input=stdin, capture_output=True, text=True, check=False)
+
+
+def read_crontab() -> str | None:
+    """The user's crontab, or None when there is none yet."""
+    done = _crontab("-l")
+    if done.returncode == 0:
+        return done.stdout
+    if "no crontab for" in done.stderr:
+        return None
+    raise ScheduleError(f"cannot read the crontab ({done.stderr.strip() or f'crontab -l exit {done.returncode}'})")
+
+
+def _write_crontab(new: str) -> None:
+    done = _crontab("-r") if not new else _crontab("-", stdin=new)
+    if done.returncode != 0:
+        raise ScheduleError(f"cannot write the crontab: {done.stderr.strip()}")
+
+
+def unit_dir() -> Path:
+    """Where systemd looks for the user's own units (``$XDG_CONFIG_HOME/systemd/user``)."""
+    import platformdirs
+
+    return platformdirs.user_config_path() / "systemd" / "user"
+
+
+def log_path(config: Path) -> Path:
+    """The log of one config's scheduled runs, under the XDG state folder (~/.local/state/vaultsync/log)."""
+    import platformdirs
+
+    return platformdirs.user_log_path("vaultsync") / f"{config.stem}-{text.config_id(config)}.log"
+
+
+def install(config: Path, interval: str = "1h", systemd: bool = False) -> Outcome:
+    """Add this config's entries to the crontab (or write systemd units); installing twice changes nothing."""
+    timing = _timing(interval)
+    command = launcher()
+    found = text.entries(text.JOBS, timing, config, command, path_env(command))
+    outcome = Outcome(log=log_path(config))
+    if systemd:
+        folder = unit_dir()
+        for entry in found:
+            name = text.unit_name(entry.job, config)
+            for suffix, body in ((".service", text.service_text(entry)), (".timer", text.timer_text(entry))):
+                path = folder / (name + suffix)
+                if _read(path) != body:
+                    folder.mkdir(parents=True, exist_ok=True)
+                    path.write_text(body, encoding="utf-8")
+                    outcome.changed.append(str(path))
+            outcome.lines.append(f"{name}.timer: {entry.timing.calendar}")
+            outcome.then.append(f"systemctl --user enable --now {name}.timer")
+        outcome.then.insert(0, "systemctl --user daemon-reload")
+    else:
+        old = read_crontab() or ""
+        blocks = [text.cron_block(entry) for entry in found]
+        new = text.with_entries(old, config, blocks)
+        if new != old:
+            _write_crontab(new)
+            outcome.changed.append("crontab")
+        outcome.lines = [block.splitlines()[1] for block in blocks]
+    outcome.unchanged = not outcome.changed
+    return outcome
+
+
+def _timing(interval: str) -> text.Timing:
+    try:
+        return text.every(interval)
+    except text.TimingError as exc:
+        raise ScheduleError(str(exc)) from None
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        return None
+
+
+def _our_units(config: Path) -> list[Path]:
+    folder = unit_dir()
+    if not folder.is_dir():
+        return []
+    out = []
+    for path in sorted(folder.glob("vaultsync-*")):
+        marker = text.marker_of(_read(path) or "")
+        if marker and marker.config == str(config):
+            out.append(path)
+    return out
+
+
+def remove(config: Path) -> Outcome:
+    """Take out exactly this config's crontab entries and systemd units; every other line stays as it was."""
+    units = _our_units(config)
+    outcome = Outcome()
+    try:
+        old = read_crontab()
+    except ScheduleError:
+        if not units or shutil.which("crontab") is not None:
+            raise  # a crontab that cannot be read: change nothing at all
+        old = None
+    if old is not None:
+        new = text.with_entries(old, config, [])
+        if new != old:
+            _write_crontab(new)
+            outcome.changed.append("crontab")
+    wants = unit_dir() / "timers.target.wants"
+    for path in units:
+        path.unlink()
+        (wants / path.name).unlink(missing_ok=True)
+        outcome.changed.append(str(path))
+        if path.suffix == ".timer":
+            outcome.then.append(f"systemctl --user stop {path.name}")
+    if units:
+        outcome.then.append("systemctl --user daemon-reload")
+    outcome.unchanged = not outcome.changed
+    return outcome
+
+
+@dataclass
+class Status:
+    """What is installed for a config, when it runs next and how its runs went."""
+
+    entries: list[str] = field(default_factory=list)  # as they stand (crontab lines, unit names)
+    next_run: datetime | None = None
+    interval: timedelta | None = None  # the sync job's, for the staleness warning
+    last: runs.Run | None = None
+    last_ok: runs.Run | None = None
+    log: Path | None = None
+    crontab_problem: str = ""
+
+    @property
+    def every(self) -> str:
+        """The sync job's interval as ``--every`` spells it; "" when nothing is scheduled."""
+        return text.span(self.interval) if self.interval else ""
+
+    @property
+    def stale(self) -> bool:
+        """The last pass that ran to its end is older than twice the interval: the schedule stopped running."""
+        if self.interval is None or self.last is None:
+            return False  # nothing scheduled, or nothing ran yet to judge by
+        limit = datetime.now().astimezone() - 2 * self.interval
+        return self.last_ok is None or self.last_ok.when < limit
+
+
+def status(config: Path, cfg: Config | None) -> Status:
+    """The schedule of ``config``; a missing or unreadable crontab is told in ``crontab_problem``, not raised."""
+    found = Status(log=log_path(config))
+    if cfg is not None:
+        found.last, found.last_ok = runs.last(cfg.state_dir), runs.last_ok(cfg.state_dir)
+    now = datetime.now()
+    times: list[datetime] = []
+    try:
+        for entry in text.find(read_crontab() or "", config):
+            found.entries.append(entry.line or f"(marker without its line) {entry.spec}")
+            fields = entry.cron_fields
+            when = text.next_run(fields, now) if fields else None
+            times += [when] if when else []
+            if entry.job == "sync":
+                found.interval = _interval(entry.spec)
+    except ScheduleError as exc:
+        found.crontab_problem = str(exc)
+    for path in _our_units(config):
+        if path.suffix == ".timer":
+            marker = text.marker_of(_read(path) or "")
+            assert marker is not None
+            found.entries.append(f"systemd: {path}")
+            timing = text.timing_of(marker.spec)
+            when = text.next_run(timing.cron, now)
+            times += [when] if when else []
+            if marker.job == "sync":
+                found.interval = _interval(marker.spec)
+    found.next_run = min(times) if times else None
+    return found
+
+
+def _interval(spec: str) -> timedelta | None:
+    try:
+        return text.timing_of(spec).interval
+    except (text.TimingError, ValueError):
+        return None
+
+
+def write_log(config: Path, exit_code: int, output: str) -> None:
+    """One timestamped line per scheduled run (its exit code and the output's last line, the pass's summary), with
+    the rest of the output beneath it when there is more: a run with nothing to do is exactly one line.
+
+    The log is rotated by size (``LOG_MAX_BYTES``, ``LOG_KEEP`` old ones), so an unattended install cannot fill
+    the disk however long it runs.
+    """
+    path = log_path(config)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now().astimezone().isoformat(timespec="seconds")
+    said = [line.rstrip() for line in output.splitlines() if line.strip()]
+    lines = [f"{stamp} exit {exit_code}: {said[-1] if said else 'no output'}\n"]
+    lines += [f"    {line}\n" for line in said[:-1]]
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        size = 0
+    if size > LOG_MAX_BYTES:
+        for n in range(LOG_KEEP - 1, 0, -1):
+            older = path.with_name(f"{path.name}.{n}")
+            if older.exists():
+                older.replace(path.with_name(f"{path.name}.{n + 1}"))
+        path.replace(path.with_name(f"{path.name}.1"))
+    with path.open("a", encoding="utf-8") as log:
+        log.writelines(lines)

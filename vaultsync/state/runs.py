@@ -1,0 +1,107 @@
+"""The record of every run (``.vaultsync/runs.json``): when each pass ran, how it ended and what it did, in a line.
+
+``vaultsync status`` reads it to say when the last pass ran and to warn when the last one that ran to its end
+is older than the schedule allows: a cron that silently stopped is the failure a person notices last. The file
+holds the newest ``KEEP`` runs and is replaced atomically, checked against what was read, so two processes
+recording at once (a watching pass and cron's pass meeting its lock) do not lose each other's run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from pathlib import Path
+
+from vaultsync.fs import FileChanged, atomic_write, read_or_none
+from vaultsync.model import Report, plural
+
+RUNS = "runs.json"
+KEEP = 50
+FINISHED = frozenset({0, 1, 5})  # exit codes of a pass that ran to its end (conflicts and skipped files included)
+_SHOWN_SCOPES = 3
+
+
+@dataclass(frozen=True)
+class Run:
+    at: str  # ISO 8601 with the UTC offset
+    kind: str  # "sync", "watch" or "scheduled"
+    exit_code: int
+    summary: str
+
+    @property
+    def when(self) -> datetime:
+        return datetime.fromisoformat(self.at)
+
+    @property
+    def finished(self) -> bool:
+        return self.exit_code in FINISHED
+
+    def line(self) -> str:
+        return f"{self.at} ({self.kind}) exit {self.exit_code}: {self.summary}"
+
+
+def now_stamp() -> str:
+    return datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+def history(state_dir: Path) -> list[Run]:
+    """The recorded runs, oldest first; an unreadable record reads as none (it is rewritten by the next run)."""
+    return _parse(read_or_none(state_dir / RUNS))
+
+
+def _parse(data: bytes | None) -> list[Run]:
+    if not data:
+        return []
+    try:
+        return [Run(**item) for item in json.loads(data)["runs"]]
+    except (ValueError, TypeError, KeyError):
+        return []
+
+
+def last(state_dir: Path) -> Run | None:
+    found = history(state_dir)
+    return found[-1] if found else None
+
+
+def last_ok(state_dir: Path) -> Run | None:
+    return next((run for run in reversed(history(state_dir)) if run.finished), None)
+
+
+def record(state_dir: Path, run: Run) -> None:
+    """Add ``run`` to the record; nothing when the vault itself is missing (a pass stopped for that creates none)."""
+    if not state_dir.parent.is_dir():
+        return
+    state_dir.mkdir(exist_ok=True)
+    path = state_dir / RUNS
+    for _ in range(10):
+        old = read_or_none(path)
+        runs = [*_parse(old), run][-KEEP:]
+        data = json.dumps({"runs": [asdict(r) for r in runs]}, ensure_ascii=False, indent=1).encode()
+        try:
+            atomic_write(path, data, old)
+            return
+        except FileChanged:
+            continue  # another process recorded meanwhile: read again and add to theirs
+
+
+def summarize(report: Report) -> str:
+    """A pass in one line: what changed, files and commits, conflicts and problems (the log's and watch's line)."""
+    if report.stopped:
+        return f"stopped: {report.stopped}"
+    scopes: Counter[str] = Counter(f"{c.side} {c.scope}" for c in report.changes)
+    parts = []
+    if scopes:
+        shown = ", ".join(list(scopes)[:_SHOWN_SCOPES])
+        more = len(scopes) - _SHOWN_SCOPES
+        parts.append(f"changed {shown}" + (f" and {more} more" if more > 0 else ""))
+    parts.append(f"wrote {report.files_written} file(s)")
+    parts.append(f"{len(report.commits)} commit(s)" if report.commits else "nothing to commit")
+    if report.conflicts:
+        parts.append(plural(len(report.conflicts), "new conflict"))
+    if report.open_conflicts:
+        parts.append(plural(len(report.open_conflicts), "open conflict copy", "open conflict copies"))
+    severities = Counter(str(p.severity) for p in report.problems)
+    parts += [plural(n, severity) for severity, n in sorted(severities.items())]
+    return ", ".join(parts)
