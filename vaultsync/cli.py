@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -43,6 +44,17 @@ def _parser() -> argparse.ArgumentParser:
 
     status = sub.add_parser("status", parents=[common], help="show open conflicts and what a pass would do")
     status.add_argument("--json", action="store_true", help="print a machine-readable report")
+
+    recall = sub.add_parser("recall", parents=[common], help="search the whole memory, current facts first")
+    recall.add_argument("query", help="plain words; no search syntax is needed or understood")
+    recall.add_argument("--limit", type=int, default=10, metavar="N", help="at most N hits (default 10)")
+    recall.add_argument("--kind", help="comma-separated kinds to search: fact,summary,memory,daily (default: all)")
+    recall.add_argument("--entity", metavar="PATH", help="only this entity and those below it (e.g. people/sarah)")
+    recall.add_argument("--status", choices=("active", "all"), default="all", help="active: leave out superseded")
+    recall.add_argument("--since", metavar="DATE", help="only pieces dated on or after DATE (YYYY-MM-DD)")
+    recall.add_argument("--until", metavar="DATE", help="only pieces dated on or before DATE (YYYY-MM-DD)")
+    recall.add_argument("--no-recency", action="store_true", help="rank by relevance alone, not newer first")
+    recall.add_argument("--json", action="store_true", help="print the hits as JSON")
     return parser
 
 
@@ -177,6 +189,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"vaultsync: {exc}", file=sys.stderr)
         return ExitCode.USAGE
 
+    if args.command == "recall":
+        return _recall(args, cfg)
+
     from vaultsync.app.sync import LockHeld, PassOptions, status, sync
 
     try:
@@ -198,6 +213,54 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         _print_report(report, terminal=sys.stdout.isatty())
     return int(report.exit_code)
+
+
+def _recall(args: argparse.Namespace, cfg: configmod.Config) -> int:
+    from vaultsync.app.recall import KINDS, RecallOptions, UsageError, recall
+
+    kinds = tuple(k.strip() for k in (args.kind or "").split(",") if k.strip())
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown:
+        print(f"vaultsync: --kind {','.join(unknown)}: expected some of {','.join(KINDS)}", file=sys.stderr)
+        return ExitCode.USAGE
+    options = RecallOptions(
+        limit=args.limit,
+        kinds=kinds,
+        entity=args.entity,
+        active_only=args.status == "active",
+        since=args.since,
+        until=args.until,
+        recency=not args.no_recency,
+    )
+    try:
+        result = recall(cfg, args.query, options)
+    except UsageError as exc:
+        print(f"vaultsync: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    if args.json:
+        json.dump(result.to_json(), sys.stdout, ensure_ascii=False, indent=2)
+        print()
+        return ExitCode.CLEAN
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(show_edge=False, title=f"recall: {args.query[:60]}" if result.hits else None)
+    for column in ("score", "kind", "where", "text"):
+        table.add_column(column, overflow="fold")
+    for hit in result.hits:
+        where = hit.vault_path or f"{hit.root}/{hit.path}"
+        if hit.lines:
+            where += f":{hit.lines[0]}" if hit.lines[0] == hit.lines[1] else f":{hit.lines[0]}-{hit.lines[1]}"
+        text = " ".join(hit.text.split())
+        if hit.status == "superseded":
+            text = f"(superseded{' by ' + hit.superseded_by if hit.superseded_by else ''}) {text}"
+        table.add_row(f"{hit.score:.2f}", hit.kind, Text(where), Text(text[:200]))
+    if result.hits:
+        Console(highlight=False, soft_wrap=False).print(table)
+    else:
+        print("no hits")
+    return ExitCode.CLEAN
 
 
 def _init(args: argparse.Namespace, path: Path) -> int:

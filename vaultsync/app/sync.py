@@ -17,8 +17,17 @@ __all__ = ["LockHeld", "PassOptions", "status", "sync"]
 
 
 def sync(cfg: Config, options: PassOptions | None = None) -> Report:
-    """One pass in both directions under the run lock; raises ``LockHeld`` when another pass holds it."""
-    return run_pass(cfg, options or PassOptions())
+    """One pass in both directions under the run lock; raises ``LockHeld`` when another pass holds it.
+
+    A pass that read and wrote something brings the recall index up to date with what it left in the memory
+    tree; the quick no-change pass has nothing to add and does not even import it.
+    """
+    report = run_pass(cfg, options or PassOptions())
+    if not (report.quick or report.dry_run or report.stopped):
+        from vaultsync.app.recall import refresh_after_pass
+
+        refresh_after_pass(cfg)
+    return report
 
 
 def status(cfg: Config, options: PassOptions | None = None) -> Report:
