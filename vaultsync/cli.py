@@ -55,6 +55,12 @@ def _parser() -> argparse.ArgumentParser:
     recall.add_argument("--until", metavar="DATE", help="only pieces dated on or before DATE (YYYY-MM-DD)")
     recall.add_argument("--no-recency", action="store_true", help="rank by relevance alone, not newer first")
     recall.add_argument("--json", action="store_true", help="print the hits as JSON")
+
+    log = sub.add_parser("log", parents=[common], help="who changed an entity, fact or note, when, and what")
+    log.add_argument("target", nargs="?", help="an entity (sarah-chen, people/sarah-chen), a fact id, or a path")
+    log.add_argument("--since", metavar="WHEN", help="only changes since WHEN (a date, or git's '2 weeks ago')")
+    log.add_argument("--limit", type=int, default=50, metavar="N", help="at most N changes (default 50)")
+    log.add_argument("--json", action="store_true", help="print the changes as JSON")
     return parser
 
 
@@ -191,6 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.command == "recall":
         return _recall(args, cfg)
+    if args.command == "log":
+        return _log(args, cfg)
 
     from vaultsync.app.sync import LockHeld, PassOptions, status, sync
 
@@ -260,6 +268,38 @@ def _recall(args: argparse.Namespace, cfg: configmod.Config) -> int:
         Console(highlight=False, soft_wrap=False).print(table)
     else:
         print("no hits")
+    return ExitCode.CLEAN
+
+
+def _log(args: argparse.Namespace, cfg: configmod.Config) -> int:
+    from vaultsync.app.history import HistoryError, history
+
+    try:
+        result = history(cfg, args.target, since=args.since, limit=max(1, args.limit))
+    except HistoryError as exc:
+        print(f"vaultsync: cannot read the vault's history: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    if args.json:
+        json.dump(result.to_json(), sys.stdout, ensure_ascii=False, indent=2)
+        print()
+        return ExitCode.CLEAN
+    if not result.changes:
+        print("no changes")
+        return ExitCode.CLEAN
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(show_edge=False)
+    for column in ("when", "who", "what", "note", "commit"):
+        table.add_column(column, overflow="fold")
+    for change in result.changes:
+        note = change.paths[0] if change.paths else ""
+        if len(change.paths) > 1:
+            note += f" (+{len(change.paths) - 1} more)"
+        when = change.when.replace("T", " ")[:16]
+        table.add_row(when, Text(change.who), Text(change.what), Text(note), change.commit[:10])
+    Console(highlight=False).print(table)
     return ExitCode.CLEAN
 
 
