@@ -21,9 +21,9 @@ KINDS = ("fact", "summary", "memory", "daily")
 CANDIDATES = 50  # rows the index ranks by bm25 before recency and status reorder them; at least the limit
 # A word in more than this share of the documents says little about any of them, and scoring all of its
 # matches is most of a query's time: it is dropped while the query has rarer words.
-COMMON_SHARE = 0.05
+COMMON_SHARE = 0.2
 MIN_COMMON = 1000  # below this many rows a word is cheap to score whatever its share
-NEWEST = 4000  # a query matching more rows than this scores the newest this many (``RecallIndex.search``)
+NEWEST = 20000  # a query matching more rows than this scores the newest this many (``RecallIndex.search``)
 MAX_KEPT = 5  # the rarest words kept after pruning; further ones barely move the top of the list
 RECENCY_WEIGHT = 0.3  # how much more a piece from the newest day scores than a very old one (+30%)
 RECENCY_HALF_LIFE_DAYS = 90.0
