@@ -16,7 +16,8 @@ from typing import Any
 from vaultsync import config as configmod
 from vaultsync.app.init import init_vault
 from vaultsync.config import Config
-from vaultsync.engine.run import PassOptions, run_pass
+from vaultsync.engine.options import PassOptions
+from vaultsync.engine.run import run_pass
 from vaultsync.model import ExitCode, Problem, Report, Severity
 
 TODAY = date(2026, 2, 1)

@@ -22,7 +22,8 @@ from typing import Any
 from vaultsync import config as configmod
 from vaultsync.app.init import init_vault
 from vaultsync.config import Config, GitSettings
-from vaultsync.engine.run import PassOptions, run_pass
+from vaultsync.engine.options import PassOptions
+from vaultsync.engine.run import run_pass
 from vaultsync.model import Report
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "vault-example"

@@ -12,8 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vaultsync.git import feed as gitfeed
 from vaultsync.git import repo as gitrepo
-from vaultsync.git.repo import PACK_GIT_MIN, PACK_PATHS_MIN, Author, VaultRepo, ensure_repo, git_version
+from vaultsync.git.repo import PACK_GIT_MIN, PACK_PATHS_MIN, VaultRepo
+from vaultsync.git.run import Author, GitFailed, ensure_repo, git_version
 
 
 def test_a_commit_message_longer_than_the_argument_limit_is_committed_whole(
@@ -97,12 +99,12 @@ def _objects(vault: Path) -> dict[str, int]:
     return {key: int(value) for key, value in counted if key in ("count", "in-pack", "packs")}
 
 
-@pytest.mark.parametrize("chunk", [gitrepo.PACK_CHUNK, 200])
+@pytest.mark.parametrize("chunk", [gitfeed.PACK_CHUNK, 200])
 def test_a_large_commit_puts_its_new_blobs_in_packs_and_a_small_one_leaves_them_loose(
     vault: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
 ) -> None:
     """A first import must not leave a loose object file per note; an hourly pass must not leave a pack each."""
-    monkeypatch.setattr(gitrepo, "PACK_CHUNK", chunk)
+    monkeypatch.setattr(gitfeed, "PACK_CHUNK", chunk)
     repo = VaultRepo(vault)
     if git_version()[:2] < PACK_GIT_MIN:
         pytest.skip("this git writes a pack per blob through bulk check-in; large commits stay loose there")
@@ -157,7 +159,7 @@ def test_a_feed_stores_notes_in_packs_as_they_come_and_stages_them_for_the_commi
     (git fast-import leaves fewer than ``fastimport.unpackLimit`` objects loose, 100 by default: a feed only
     runs from ``PACK_PATHS_MIN`` notes up, ``PACK_CHUNK`` to a pack.)
     """
-    monkeypatch.setattr(gitrepo, "PACK_CHUNK", 110)
+    monkeypatch.setattr(gitfeed, "PACK_CHUNK", 110)
     repo = VaultRepo(vault)
     assert repo.feed(PACK_PATHS_MIN - 1) is None, "a small pass got a feed"
     paths, data = _fed_notes(vault, 200)
@@ -165,7 +167,7 @@ def test_a_feed_stores_notes_in_packs_as_they_come_and_stages_them_for_the_commi
     assert feed is not None
     with feed:
         for start, stop in ((0, 40), (40, 130), (130, 200)):
-            feed.add(paths[start:stop], gitrepo.fast_import_blobs(data[start:stop]))
+            feed.add(paths[start:stop], gitfeed.fast_import_blobs(data[start:stop]))
     staged = _staged(vault)
     assert staged == {rel: _blob(vault, rel) for rel in paths}
     # The first two batches (130 notes, past 110) in a pack, the last 70 loose (under the unpack limit).
@@ -184,7 +186,7 @@ def test_a_feed_that_goes_wrong_leaves_the_work_to_the_commit(vault: Path, troub
     """git refusing the bytes or a path, or a note changed after it was fed: the commit takes what is on disk."""
     repo = VaultRepo(vault)
     paths, data = _fed_notes(vault, 3)
-    blobs = gitrepo.fast_import_blobs(data)
+    blobs = gitfeed.fast_import_blobs(data)
     fed = list(paths)
     if trouble == "bad stream":
         blobs = blobs[:-5]  # cut inside the last note: git fast-import fails at the end of its input
@@ -257,7 +259,7 @@ def test_an_index_git_cannot_list_fails_the_commit_and_leaves_head_alone(vault: 
     _git(vault, "add", "--", *paths)
     index = vault / ".git" / "index"
     index.write_bytes(index.read_bytes()[:100])  # cut short, as by a full disk
-    with pytest.raises(gitrepo.GitFailed, match="ls-files"):
+    with pytest.raises(GitFailed, match="ls-files"):
         repo.commit(paths, "import", AGENT, staged=paths)
     assert _git(vault, "rev-parse", "HEAD").strip() == head
     assert not (vault / ".git" / f"{gitrepo.PRIVATE_INDEX}.head").exists()

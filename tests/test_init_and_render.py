@@ -42,7 +42,8 @@ from vaultsync import cli
 from vaultsync import config as configmod
 from vaultsync.app.init import init_vault
 from vaultsync.config import ConfigError
-from vaultsync.engine.run import PassOptions, run_pass
+from vaultsync.engine.options import PassOptions
+from vaultsync.engine.run import run_pass
 from vaultsync.fs import LockHeld
 from vaultsync.model import Change, Conflict, ExitCode, Problem, Report, Severity
 from vaultsync.vault.notes import VIEW_MARKER

@@ -11,16 +11,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vaultsync.memory.items import (
+from vaultsync.memory.items import ItemsError, parse_items
+from vaultsync.memory.items_edit import (
     AppendEntry,
     DeleteEntry,
     Edit,
-    ItemsError,
     RemoveFields,
     SetFields,
     apply_edits,
     new_items_file,
-    parse_items,
 )
 
 BOM = b"\xef\xbb\xbf"

@@ -87,7 +87,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
 
 from vaultsync.model import Report, Severity
-from vaultsync.state.snapshot import SNAPSHOT
+from vaultsync.state.files import StateFiles
 
 PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink, Phase.explain)
 CI_EXAMPLES = 20
@@ -965,7 +965,7 @@ class SyncMachine(RuleBasedStateMachine):
     @rule()
     def sync_in_batches(self) -> None:
         """A full pass in batches of two entities, as over a large memory after an upgrade (no snapshot)."""
-        (self.env.cfg.state_dir / SNAPSHOT).unlink(missing_ok=True)
+        StateFiles(self.env.cfg.state_dir).snapshot.unlink(missing_ok=True)
         self.batch = 2
         try:
             self._sync_and_check()

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from vaultsync import cli
 from vaultsync.app.recall import RecallOptions, recall, refresh, search
 from vaultsync.app.sync import PassOptions, sync
-from vaultsync.state.recall import FILENAME
+from vaultsync.state.files import StateFiles
 
 
 def ids(result: object) -> list[str | None]:
@@ -115,7 +115,7 @@ def test_pass_keeps_the_index_current(env: Env) -> None:
     daily.unlink()
     app_sync(env)
 
-    db = sqlite3.connect(env.cfg.state_dir / FILENAME)
+    db = sqlite3.connect(StateFiles(env.cfg.state_dir).recall)
     bodies = [row[0] for row in db.execute("SELECT body FROM docs")]
     sources = {row[0] for row in db.execute("SELECT source FROM docs")}
     db.close()
@@ -134,7 +134,7 @@ def test_query_refreshes_what_changed_since(env: Env) -> None:
 @pytest.mark.parametrize("damage", ["garbage", "old schema", "empty file"])
 def test_broken_or_old_index_is_rebuilt(env: Env, damage: str) -> None:
     recall(env.cfg, "anything")
-    path = env.cfg.state_dir / FILENAME
+    path = StateFiles(env.cfg.state_dir).recall
     if damage == "garbage":
         path.write_bytes(b"this is not a database" * 100)
     elif damage == "empty file":

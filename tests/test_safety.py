@@ -44,7 +44,7 @@ from helpers_twoway import (
 
 from vaultsync import config as configmod
 from vaultsync.config import Safety
-from vaultsync.git import repo as gitrepo
+from vaultsync.git import run as gitrun
 from vaultsync.model import ExitCode, Report, Severity
 
 NORA = "[user]\n\tname = Nora\n\temail = nora@example.org\n"
@@ -210,7 +210,7 @@ def test_stale_index_lock_stops_before_writing_is_left_in_place_and_the_next_pas
     started = time.monotonic()
     report = env.sync()
 
-    assert time.monotonic() - started >= gitrepo.LOCK_WAIT_SECONDS, "the pass did not wait for the lock"
+    assert time.monotonic() - started >= gitrun.LOCK_WAIT_SECONDS, "the pass did not wait for the lock"
     assert_stopped_untouched(report, before, frozen_env(env), "could not commit the person's edits")
     assert "nothing was written" in report.stopped
     failures = [p for p in report.problems if "git commit failed" in p.message]
@@ -231,7 +231,7 @@ def test_stale_index_lock_stops_before_writing_is_left_in_place_and_the_next_pas
 @pytest.fixture
 def short_lock_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     """The 10 s wait itself is proven once above; later stale-lock cases wait 0.5 s to keep the file fast."""
-    monkeypatch.setattr(gitrepo, "LOCK_WAIT_SECONDS", 0.5)
+    monkeypatch.setattr(gitrun, "LOCK_WAIT_SECONDS", 0.5)
 
 
 def agent_commit_blocked(env: Env) -> Path:

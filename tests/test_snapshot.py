@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 from helpers_twoway import LIWEI_DIR, SARAH, SARAH_DIR, Env, body_of, build_synced, isolate_git, set_prop
 
-from vaultsync.state import snapshot
+from vaultsync.engine.quick import Places
+from vaultsync.git.index import blob_id
+from vaultsync.state.walk import RACY_NS, aged_stat, walk_memory
 
 
 @pytest.fixture
@@ -139,14 +141,14 @@ def test_anything_the_snapshot_cannot_vouch_for_means_a_full_pass(env: Env, how:
         shutil.copy2(state / "base.sqlite", state / "copy")
         os.replace(state / "copy", state / "base.sqlite")
     elif how == "snapshot":
-        (state / snapshot.SNAPSHOT).write_text("{not json", encoding="utf-8")
+        (state / "snapshot.json").write_text("{not json", encoding="utf-8")
     else:
-        saved = json.loads((state / snapshot.SNAPSHOT).read_text(encoding="utf-8"))
+        saved = json.loads((state / "snapshot.json").read_text(encoding="utf-8"))
         if how == "version":
             saved["key"] = "made by another version"
         else:
             saved["problems"] = [["MEMORY.md", "a problem", "of no known severity"]]
-        (state / snapshot.SNAPSHOT).write_text(json.dumps(saved), encoding="utf-8")
+        (state / "snapshot.json").write_text(json.dumps(saved), encoding="utf-8")
 
     assert not env.sync().quick
 
@@ -155,7 +157,7 @@ def test_a_memory_file_written_within_the_racy_window_is_not_trusted(env: Env) -
     """A file modified in the same clock tick as the walk could change again without its stat moving."""
     summary = env.life / SARAH / "summary.md"
     summary.write_bytes(summary.read_bytes())  # same bytes, fresh mtime
-    walk = snapshot.walk_memory(env.workspace, env.life)
+    walk = walk_memory(env.workspace, env.life)
     assert walk.entries[f"life/{SARAH}/summary.md"] is None
     assert walk.entries[f"life/{SARAH}/items.json"] is not None
     assert not env.sync().quick
@@ -170,16 +172,16 @@ def test_a_note_the_pass_just_wrote_then_edited_keeping_size_and_mtime_is_seen(e
     old = note.read_bytes()
     assert b"Acme Ltd." in old
     same_size_same_mtime(note, old, old.replace(b"Acme Ltd.", b"Acme Inc."))
-    saved = json.loads((env.cfg.state_dir / snapshot.SNAPSHOT).read_text(encoding="utf-8"))
+    saved = json.loads((env.cfg.state_dir / "snapshot.json").read_text(encoding="utf-8"))
     recorded = saved["suspects"].get(f"{SARAH_DIR}/facts/sarah-chen-001.md")
-    assert recorded is None or recorded == snapshot.blob_id(old)
+    assert recorded is None or recorded == blob_id(old)
 
     assert not env.sync().quick
     assert "Acme Inc." in env.fact(SARAH, "sarah-chen-001")["fact"]
 
 
 def test_the_places_a_pass_reads(env: Env) -> None:
-    places = snapshot.Places(env.cfg)
+    places = Places(env.cfg)
     assert places.read_by_a_pass("2 Areas/people/sarah-chen/facts/sarah-chen-001.md")
     assert places.read_by_a_pass("2 Areas/people/new/")
     assert places.read_by_a_pass("Daily/2026-12-02.md")
@@ -196,7 +198,7 @@ def test_a_memory_file_too_fresh_for_its_stat_is_recorded_by_content(env: Env) -
     items = env.items_path(SARAH)
     items.write_bytes(items.read_bytes())
     env.sync()
-    saved = json.loads((env.cfg.state_dir / snapshot.SNAPSHOT).read_text(encoding="utf-8"))
+    saved = json.loads((env.cfg.state_dir / "snapshot.json").read_text(encoding="utf-8"))
     assert saved["memory"][f"life/{SARAH}/items.json"][0] == "sha1"
     assert env.sync().quick, "a fresh file recorded by its content must not force full passes"
     old = items.read_bytes()
@@ -216,13 +218,13 @@ def test_a_memory_file_too_fresh_at_the_walk_but_not_at_the_end_is_recorded_by_i
     def slow_progress(done: int, total: int) -> None:
         if not waits:
             waits.append(done)
-            time.sleep(snapshot.RACY_NS / 1e9 + 0.2)
+            time.sleep(RACY_NS / 1e9 + 0.2)
 
     assert env.sync(progress=slow_progress).changes and waits
-    saved = json.loads((env.cfg.state_dir / snapshot.SNAPSHOT).read_text(encoding="utf-8"))
+    saved = json.loads((env.cfg.state_dir / "snapshot.json").read_text(encoding="utf-8"))
     st = items.stat()
     assert saved["memory"][f"life/{SARAH}/items.json"] == [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
-    assert snapshot._aged_stat(items, b"other bytes") is None, "a stat is only kept for the bytes the pass read"
+    assert aged_stat(items, b"other bytes") is None, "a stat is only kept for the bytes the pass read"
     assert env.sync().quick
     old = items.read_bytes()
     same_size_same_mtime(items, old, old.replace(b"Acme Corp", b"Acme Inc.", 1))

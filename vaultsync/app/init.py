@@ -10,7 +10,8 @@ from pathlib import Path
 from vaultsync import config as configmod
 from vaultsync.config import Config, ConfigError
 from vaultsync.fs import atomic_write
-from vaultsync.git.repo import Author, VaultRepo, ensure_repo
+from vaultsync.git.repo import VaultRepo
+from vaultsync.git.run import Author, ensure_repo
 
 GITIGNORE_LINES = (".vaultsync/", ".trash/", ".obsidian/workspace*.json", "*.vstmp")
 TEMPLATE_FILES = ("Entity.md", "Fact.md", "Daily.md")

@@ -14,7 +14,8 @@ from typing import Any
 
 from vaultsync.app.recall_docs import entity_of_source, read_docs, tree_files
 from vaultsync.config import Config
-from vaultsync.state.recall import FILENAME, Candidate, Filters, IndexBroken, RecallIndex, open_index
+from vaultsync.state.files import StateFiles
+from vaultsync.state.recall import Candidate, Filters, IndexBroken, RecallIndex, open_index
 from vaultsync.state.recall_query import Term, terms
 
 KINDS = ("fact", "summary", "memory", "daily")
@@ -85,13 +86,14 @@ class RecallResult:
 
 def refresh(cfg: Config) -> RecallIndex:
     """The index, current with the memory tree; built from scratch when missing, of another version or broken."""
-    index, _ = open_index(cfg.state_dir)
+    path = StateFiles(cfg.state_dir).recall
+    index, _ = open_index(path)
     try:
         _update(cfg, index)
     except IndexBroken:
         index.close()
-        (cfg.state_dir / FILENAME).unlink(missing_ok=True)
-        index, _ = open_index(cfg.state_dir)
+        path.unlink(missing_ok=True)
+        index, _ = open_index(path)
         _update(cfg, index)
     return index
 
@@ -102,16 +104,17 @@ def refresh_after_pass(cfg: Config) -> None:
     An index nobody has asked for yet is not built here: a first import would pay for a full read of the
     memory on top of its own; the first query builds it instead. A broken one is dropped for that query too.
     """
-    if not (cfg.state_dir / FILENAME).exists():
+    path = StateFiles(cfg.state_dir).recall
+    if not path.exists():
         return
     try:
-        index, _ = open_index(cfg.state_dir)
+        index, _ = open_index(path)
         try:
             _update(cfg, index)
         finally:
             index.close()
     except IndexBroken:
-        (cfg.state_dir / FILENAME).unlink(missing_ok=True)
+        path.unlink(missing_ok=True)
 
 
 def _update(cfg: Config, index: RecallIndex) -> None:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from vaultsync.config import Config
-from vaultsync.engine.run import PassOptions, run_pass
+from vaultsync.engine.options import PassOptions
+from vaultsync.engine.run import run_pass
 from vaultsync.fs import LockHeld
 from vaultsync.model import Report
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from vaultsync.core.decide import Outcome
-from vaultsync.core.plan import scope_of
-from vaultsync.core.units import ENTITY, FACT, World
+from vaultsync.core.units import World
+from vaultsync.keys import ENTITY, FACT, entity_key, facts_of, is_file, note_of, rel_of, scope_of
 from vaultsync.model import FACT_WORDS, Change, phrase, plural
 from vaultsync.vault.layout import VaultLayout
+from vaultsync.vault.scan import VaultScan
 
 PERSON_SIDE = (Outcome.TO_MEMORY, Outcome.MERGED, Outcome.CONFLICT)
 AGENT_SIDE = (Outcome.TO_VAULT, Outcome.CONVERGED, Outcome.MERGED, Outcome.CONFLICT)
@@ -85,3 +86,32 @@ def message(direction: str, changes: Sequence[Change], extra_scopes: Sequence[st
     parts += [plural(len(derived), "entity", "entities") + " with derived properties"] if derived else []
     subject = f"{direction}: " + ", ".join(p for p in parts if not p.startswith("0 "))
     return subject + "\n\n" + "\n".join(lines)
+
+
+MOVES = "\uffff"  # sorts after every unit key
+
+
+def changed(
+    world: World,
+    layout: VaultLayout,
+    vault: VaultScan,
+    base: Mapping[str, object],
+    moves: list[tuple[str, str]],
+    renamed: dict[str, str],
+) -> tuple[list[tuple[str, Change]], set[str]]:
+    """The changes each side made since the base (with their units' keys, see ``keyed_changes``; a move comes
+    after every unit's change), and the vault paths that go in the person's commit: the notes they changed, the
+    old and new places of the folders they moved, and the note of an entity folder they deleted even when the
+    entity had no summary (no unit changed, so nothing else names the note)."""
+    changes, person_paths = keyed_changes(world, layout)
+    for old, new in moves:
+        changes.append((MOVES, Change("vault", scope_of(entity_key(new)), f"moved from {old}")))
+        moved = vault.entities[new]
+        person_paths |= {n.path for n in moved.facts.values()} | ({moved.note.path} if moved.note else set())
+        person_paths.add(layout.entity_note(old))
+        person_paths |= {layout.fact_note(old, note_of(k)) for k in renamed.values() if k.startswith(facts_of(old))}
+    synced_entities = {rel_of(k) for k in base if not is_file(k)}
+    person_paths |= {
+        layout.entity_note(rel) for rel in synced_entities if getattr(vault.entities.get(rel), "note", None) is None
+    }
+    return changes, person_paths

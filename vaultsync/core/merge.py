@@ -10,6 +10,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from vaultsync.core.decide import decide
+from vaultsync.core.units import World, same
+from vaultsync.keys import ENTITY, FACT
 from vaultsync.model import EntityContent, Record, canonical
 
 _MISSING = object()
@@ -100,3 +103,21 @@ def merge_entities(
     if detail:
         return memory, detail
     return EntityContent(props, body), ""
+
+
+def merge_files(base: bytes | None, memory: bytes, vault: bytes) -> tuple[bytes, str]:
+    try:
+        texts = [None if base is None else base.decode(), memory.decode(), vault.decode()]
+    except UnicodeDecodeError:
+        return memory, "both sides changed a file that is not text"
+    merged, conflict = merge_text(*texts)  # type: ignore[arg-type]
+    return merged.encode(), conflict
+
+
+MERGERS = {FACT: merge_records, ENTITY: merge_entities}
+
+
+def decide_all(world: World) -> None:
+    for state in world.units.values():
+        merger = MERGERS.get(state.kind, merge_files)
+        state.decision = decide(state.base, state.memory, state.vault, same(state.kind), merger)

@@ -11,9 +11,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from vaultsync.core.plan import Action, Plan
+from vaultsync.keys import entity_key, facts_of, file_key, is_fact, is_file, mem_path_of, rel_of, split_fact_key
 from vaultsync.memory.tree import MemoryScan
 from vaultsync.state.base import BaseEntry
-from vaultsync.state.snapshot import MemoryWalk
+from vaultsync.state.walk import MemoryWalk
 from vaultsync.vault.layout import slug_of
 from vaultsync.vault.scan import VaultScan
 
@@ -21,10 +23,8 @@ from vaultsync.vault.scan import VaultScan
 def _base_rels(base: Iterable[str]) -> set[str]:
     rels = set()
     for key in base:
-        if key.startswith("entity:"):
-            rels.add(key[len("entity:") :])
-        elif key.startswith("fact:"):
-            rels.add(key[len("fact:") :].partition("#")[0])
+        if not is_file(key):
+            rels.add(rel_of(key))
     return rels
 
 
@@ -46,8 +46,8 @@ def base_notes(keys: Iterable[str], rels: Iterable[str]) -> dict[str, set[str]]:
     """The fact note names the base knows for each entity of ``rels``."""
     notes: dict[str, set[str]] = {r: set() for r in rels}
     for key in keys:
-        if key.startswith("fact:"):
-            rel, _, note = key[len("fact:") :].partition("#")
+        if is_fact(key):
+            rel, note = split_fact_key(key)
             if rel in notes:
                 notes[rel].add(note)
     return notes
@@ -101,9 +101,9 @@ def _mover(path: str, olds: Mapping[str, str]) -> str | None:
 
 
 def _moved_key(key: str, old: str, new: str) -> str:
-    if key == f"entity:{old}":
-        return f"entity:{new}"
-    for before, after in ((f"fact:{old}#", f"fact:{new}#"), (f"file:life/{old}/", f"file:life/{new}/")):
+    if key == entity_key(old):
+        return entity_key(new)
+    for before, after in ((facts_of(old), facts_of(new)), (file_key(f"life/{old}/"), file_key(f"life/{new}/"))):
         if key.startswith(before):
             return after + key[len(before) :]
     return key
@@ -111,13 +111,11 @@ def _moved_key(key: str, old: str, new: str) -> str:
 
 def _key_rel(key: str, olds: Mapping[str, str]) -> str | None:
     """The moved entity a base key belongs to, if any."""
-    kind, _, rest = key.partition(":")
-    if kind == "entity":
-        return rest if rest in olds else None
-    if kind == "fact":
-        rel = rest.partition("#")[0]
+    if not is_file(key):
+        rel = rel_of(key)
         return rel if rel in olds else None
-    return _mover(rest.removeprefix("life/"), olds) if rest.startswith("life/") else None
+    path = mem_path_of(key)
+    return _mover(path.removeprefix("life/"), olds) if path.startswith("life/") else None
 
 
 def apply_moves(
@@ -169,3 +167,18 @@ def _moved_path(path: str, olds: Mapping[str, str]) -> str:
         return path
     old = _mover(path.removeprefix("life/"), olds)
     return path if old is None else f"life/{olds[old]}/{path[len(f'life/{old}/') :]}"
+
+
+def plan_moves(
+    plan: Plan, moves: list[tuple[str, str]], renamed: dict[str, str], base: dict[str, BaseEntry], life: Path
+) -> None:
+    """Carry the person's folder moves over to life/ first, and re-key their units in the base."""
+    for old, new in moves:
+        keys = tuple(k for k in renamed if k.startswith(facts_of(new)) or k == entity_key(new))
+        plan.actions.insert(
+            0, Action("memory", "move", life / old, f"life/{old} -> life/{new}", keys=keys, dest=life / new)
+        )
+    for new_key, old_key in renamed.items():
+        plan.deletes.append(old_key)
+        if new_key not in plan.upserts and new_key not in plan.deletes:
+            plan.upserts[new_key] = base[new_key]

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultsync.core.units import CREATABLE
+from vaultsync.keys import is_fact, rel_of, split_fact_key
 from vaultsync.names import daily_date, fold, name_problem
 from vaultsync.state.snapshot import Seen
 from vaultsync.vault.layout import VaultLayout, slug_of
@@ -108,7 +107,7 @@ class _Fresh:
     people), nested in none and holding none, with a name a full scan would take as it is. Anything else (a new
     kind folder, a name differing from another only in case, a reserved place) is left to a full pass, which
     makes the checks a scoped scan skips. What this cannot see from names alone, the files beside the new
-    folder on disk, ``crowded`` checks.
+    folder on disk, ``engine/scoped.py``'s ``crowded`` checks.
     """
 
     def __init__(self, entities: Mapping[str, Any], layout: VaultLayout) -> None:
@@ -139,22 +138,6 @@ class _Fresh:
             return False
         self.seen.add(rel)
         return True
-
-
-def crowded(created: Iterable[str], life: Path, vault: Path, layout: VaultLayout) -> bool:
-    """Whether a new entity folder has a neighbour whose name differs from its own only in case, on either side,
-    or is not a plain folder: a full scan warns of the one and skips the other, which a scoped pass does not."""
-    for rel in created:
-        for folder in (life / rel, vault / layout.entity_dir(rel)):
-            if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
-                return True
-            try:
-                names = [e.name for e in os.scandir(folder.parent)]
-            except OSError:
-                return True
-            if sum(fold(n) == fold(folder.name) for n in names) > 1:
-                return True
-    return False
 
 
 def _new_daily(mem_path: str) -> bool:
@@ -200,8 +183,8 @@ class Context:
                 counted[note_stem(path)] += 1
         read_facts: Counter[str] = Counter()  # names of fact notes in scope, which the base counts too
         for key in self.keys:
-            if key.startswith("fact:"):
-                rel, _, note = key[5:].partition("#")
+            if is_fact(key):
+                rel, note = split_fact_key(key)
                 self.inside.add(layout.fact_note(rel, note))
                 read_facts[fold(note)] += 1
         self.outside = Unread(counted, read_facts, store.stem_count)  # how many unread notes have each name
@@ -249,7 +232,7 @@ class Context:
         needles = {json.dumps(n, ensure_ascii=ascii)[1:-1].encode() for n in wanted for ascii in (False, True)}
         found: set[str] = set()
         for key, data in self.base_facts():
-            rel = key[len("fact:") :].partition("#")[0]
+            rel = rel_of(key)
             if rel in found or not any(needle in data for needle in needles):
                 continue
             text = json.loads(data).get("fact")

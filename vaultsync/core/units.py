@@ -12,16 +12,16 @@ from datetime import date
 from typing import Any
 
 from vaultsync.core.decide import UNKNOWN, Decision
+from vaultsync.keys import ENTITY, FACT, FILE, entity_key, fact_key, file_key, kind_of, split_fact_key
 from vaultsync.memory.identity import assign_notes
 from vaultsync.memory.tree import MemEntity, MemoryScan
 from vaultsync.model import EntityContent, Problem, Record, Severity, canonical
 from vaultsync.names import name_problem
 from vaultsync.state.base import BaseEntry, json_text
-from vaultsync.vault.layout import VaultLayout, entity_key, fact_key, file_key, slug_of, split_fact_key
+from vaultsync.vault.layout import VaultLayout, slug_of
 from vaultsync.vault.notes import entity_content, fact_record, same_value
 from vaultsync.vault.scan import Note, VaultEntity, VaultScan
 
-FACT, ENTITY, FILE = "fact", "entity", "file"
 # Vault notes that may create their memory file; any other new note in a mirrored folder is the person's own.
 CREATABLE = ("workspace/MEMORY.md", "workspace/HEARTBEAT.md")
 
@@ -90,10 +90,6 @@ def encode_base(kind: str, value: Any) -> bytes:
     if kind == ENTITY:
         value = {"props": value.props, "body": value.body}
     return json_text(value).encode()
-
-
-def kind_of(key: str) -> str:
-    return key.split(":", 1)[0]
 
 
 def entity_style(records: list[Record]) -> dict[str, str]:

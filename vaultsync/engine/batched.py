@@ -23,43 +23,43 @@ place: every entity that is one or the other is read in the first batch, where t
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 
 from vaultsync.config import Config
-from vaultsync.core.changes import message
+from vaultsync.core.changes import changed
 from vaultsync.core.decide import Outcome
-from vaultsync.core.moves import apply_moves, base_notes, moved_walk, pair_moves
-from vaultsync.core.plan import Action, Planner, make_plan, scope_of
+from vaultsync.core.guard import Tally, empty_side
+from vaultsync.core.merge import decide_all
+from vaultsync.core.moves import apply_moves, base_notes, moved_walk, pair_moves, plan_moves
+from vaultsync.core.plan import Action
+from vaultsync.core.planner import Planner, make_plan
 from vaultsync.core.scope import Names, Planned
 from vaultsync.core.units import World, gather
 from vaultsync.engine.apply import apply_plan
 from vaultsync.engine.first_import import FILES_PER_ENTITY, racy_reads
-from vaultsync.engine.full import (
-    UNCOMMITTED,
+from vaultsync.engine.quick import record
+from vaultsync.engine.tail import (
     Setting,
-    Tally,
-    _commit,
-    _repo,
-    _settled,
-    _uncommitted,
-    changed,
-    decide_all,
-    empty_side,
+    begin_writes,
+    commit_agent,
+    commit_person,
     missing_places,
-    plan_moves,
+    notes_once,
+    open_repo,
     settle_conflicts,
+    settled,
 )
-from vaultsync.fs import atomic_write, set_aside
-from vaultsync.git.repo import Author
+from vaultsync.git.index import blob_id
+from vaultsync.keys import is_fact, is_file, mem_path_of, note_of, rel_of, scope_of
 from vaultsync.memory.tree import MemoryListing, MemoryScan, list_memory, scan_memory_scope
 from vaultsync.model import Change, Problem, Report, Severity
 from vaultsync.names import fold
 from vaultsync.state import snapshot
 from vaultsync.state.base import BaseEntry
+from vaultsync.state.files import StateFiles
 from vaultsync.vault.layout import VaultLayout, slug_of
 from vaultsync.vault.links import note_stem
 from vaultsync.vault.scan import VaultListing, VaultScan, list_fact_notes, list_vault, scan_vault_scope
@@ -135,7 +135,7 @@ def run_batched(setting: Setting, report: Report) -> Report | None:
     batches = list(_batches(listing, listed, keys, size, partial(list_fact_notes, cfg.vault, layout)))
     if sum(len(b.rels) for b in batches) <= size:  # one batch: the pass reads it whole
         return None
-    earlier = _uncommitted(cfg)
+    earlier = setting.files.uncommitted_notes()
     report.problems += sorted(listing.problems + listed.problems, key=lambda p: p.path)
     stamp = options.now().strftime("%Y%m%d-%H%M%S")
     guess = _guess(cfg, layout, keys)
@@ -195,13 +195,10 @@ def _guess(cfg: Config, layout: VaultLayout, keys: list[str]) -> Planned | None:
     Most full passes change no name (an upgrade, a config change): then every batch planned against them with
     nothing to write needs no second read.
     """
-    try:
-        saved = json.loads((cfg.state_dir / snapshot.ENTITIES).read_bytes())
-    except (OSError, ValueError):
+    saved = snapshot.saved_entities(StateFiles(cfg.state_dir))
+    if saved is None:
         return None
-    found = saved.get("entities") if isinstance(saved, dict) else None
-    if not isinstance(found, dict):
-        return None
+    found = saved[1]
     names: dict[str, Names] = {}
     for rel, value in found.items():
         if not (isinstance(value, list) and len(value) == 2 and isinstance(value[1], list)):
@@ -209,10 +206,10 @@ def _guess(cfg: Config, layout: VaultLayout, keys: list[str]) -> Planned | None:
         names[rel] = (str(value[0]), tuple(str(a) for a in value[1]))
     counts = Counter(fold(slug_of(rel)) for rel in names)
     for key in keys:
-        if key.startswith("fact:"):
-            counts[fold(key.partition("#")[2])] += 1
-        elif key.startswith("file:"):
-            path = layout.file_note(key[len("file:") :])
+        if is_fact(key):
+            counts[fold(note_of(key))] += 1
+        elif is_file(key):
+            path = layout.file_note(mem_path_of(key))
             if path:
                 counts[note_stem(path)] += 1
     return Planned(names, counts)
@@ -231,7 +228,7 @@ def _blobs(got: Read, done: list[Action]) -> dict[str, str]:
                 notes[action.shown] = action.data
             else:
                 notes.pop(action.shown, None)
-    return {path: snapshot.blob_id(data) for path, data in notes.items()}
+    return {path: blob_id(data) for path, data in notes.items()}
 
 
 def _batches(
@@ -251,10 +248,10 @@ def _batches(
     by_rel: dict[str, list[str]] = {}
     by_file: dict[str, str] = {}
     for key in keys:
-        if key.startswith("file:"):
-            by_file[key[len("file:") :]] = key
+        if is_file(key):
+            by_file[mem_path_of(key)] = key
         else:
-            by_rel.setdefault(key.partition(":")[2].partition("#")[0], []).append(key)
+            by_rel.setdefault(rel_of(key), []).append(key)
     in_mem, in_vault, in_files, in_notes = set(listing.rels), set(listed.rels), set(listing.files), set(listed.files)
     rels = sorted(in_mem | in_vault | set(by_rel), key=lambda rel: rel.split("/"))
     gone = [r for r in rels if r in by_rel and r in in_mem and r not in in_vault]
@@ -299,19 +296,13 @@ def _write(
     person_changes += [Change("vault", scope_of(conflicts[p][0]), "conflict resolved") for p in resolved]
     repo = None
     if not options.dry_run:
-        repo = _repo(cfg, report)
-        if repo is None:
+        repo = open_repo(cfg, report)
+        if repo is None or not commit_person(setting, repo, report, person_paths, person_changes):
             return report
-        person = repo.person(cfg.git.person_name, cfg.git.person_email)
-        if not _commit(repo, cfg.vault, person_paths, message("vault -> memory", person_changes), person, report):
-            report.stopped = "could not commit the person's edits; nothing was written"
-            return report
-        snapshot.forget(cfg)  # from here on files change; only a settled pass records a new one
-    trash = cfg.state_dir / "trash" / stamp
-    if not options.dry_run:
-        set_aside(listing.leftovers + listed.leftovers, (cfg.vault, cfg.workspace, cfg.life), trash)
+        begin_writes(setting, listing.leftovers + listed.leftovers, stamp)
+    trash = setting.files.trash(stamp)
     context = Planned(known.names, known.counts)
-    earlier = _uncommitted(cfg)
+    earlier = setting.files.uncommitted_notes()
     uncommitted = set(earlier)  # as listed on disk
     vault_paths = set(earlier)
     written: dict[str, bytes | None] = {}
@@ -365,7 +356,7 @@ def _write(
         planned = {a.shown for a in plan.actions if a.side == "vault"}
         if planned - uncommitted:
             uncommitted |= planned
-            atomic_write(cfg.state_dir / UNCOMMITTED, json.dumps(sorted(uncommitted)).encode())
+            setting.files.list_uncommitted(uncommitted)
         applied = apply_plan(plan, trash)
         if options.progress:
             options.progress(done, total)
@@ -392,27 +383,21 @@ def _write(
         known.names |= plan.own
 
     report.changes += [c for _, c in sorted(changed_by, key=lambda kc: kc[0])]
-    # Notes (a file vaultsync leaves alone, a folder it does not follow) are said once, not every hour.
-    report.problems += [Problem(p, "not a vaultsync note; left alone", Severity.NOTE) for p in sorted(foreign)]
-    reported = store.reported()
-    fresh_notes = sorted({p.path for p in report.problems if p.severity is Severity.NOTE} - reported)
-    report.problems = [p for p in report.problems if p.severity is not Severity.NOTE or p.path in fresh_notes]
+    fresh_notes = notes_once(report, store, foreign)
     report.open_conflicts = sorted(set(listed.conflict_copies) | set(new_conflicts))
     if repo is None:
         return report
-    agent = Author(cfg.git.agent_name, cfg.git.agent_email)
-    text = message("memory -> vault", [c for c in report.changes if c.side == "memory"], sorted(touched))
-    if not _commit(repo, cfg.vault, vault_paths, text, agent, report):
+    agent_changes = [c for c in report.changes if c.side == "memory"]
+    if not commit_agent(setting, repo, report, vault_paths, agent_changes, sorted(touched)):
         return report  # the base is not saved: the notes listed as uncommitted wait for the next pass
-    (cfg.state_dir / UNCOMMITTED).unlink(missing_ok=True)
     kept = new_conflicts | {new: (key, detail) for new, (key, detail, _) in carried.items()}
     store.save({}, [], conflicts=kept, resolved=gone, reported=fresh_notes, commit=False)
     store.commit()
     report.open_conflicts = sorted(set(report.open_conflicts) | set(carried))
-    if complete and not failed and _settled(report):
+    if complete and not failed and settled(report):
         entities = {rel: [name, list(aliases)] for rel, (name, aliases) in sorted(known.names.items())}
         standing = [p for p in report.problems if p.standing]
         left_alone = [*listed.conflict_copies, *foreign]
         walk = moved_walk(setting.walk, known.moves)
-        snapshot.record(cfg, walk, written, reads, blobs, left_alone, report.open_conflicts, entities, standing)
+        record(cfg, walk, written, reads, blobs, left_alone, report.open_conflicts, entities, standing)
     return report

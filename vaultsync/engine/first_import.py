@@ -12,7 +12,6 @@ killed import leaves an empty base and a next pass that commits what was written
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import nullcontext
@@ -20,20 +19,26 @@ from dataclasses import dataclass
 from datetime import date
 
 from vaultsync.config import Config
-from vaultsync.core.changes import message, side_changes
-from vaultsync.core.plan import Plan, Planner, make_plan, scope_of
+from vaultsync.core.changes import side_changes
+from vaultsync.core.merge import decide_all
+from vaultsync.core.plan import Plan
+from vaultsync.core.planner import Planner, make_plan
 from vaultsync.core.scope import Names, Planned
 from vaultsync.core.units import World, gather
 from vaultsync.engine.apply import Applied, apply_plan
-from vaultsync.engine.full import UNCOMMITTED, Setting, _commit, _settled, decide_all
+from vaultsync.engine.quick import record
+from vaultsync.engine.tail import Setting, begin_writes, commit_agent, notes_once, settled
 from vaultsync.forked import ForkedMap, WorkerFailed, one_at_a_time, processes_for
-from vaultsync.fs import atomic_write, set_aside
-from vaultsync.git.repo import Author, GitFailed, VaultRepo, fast_import_blobs
+from vaultsync.git.feed import fast_import_blobs
+from vaultsync.git.index import blob_id
+from vaultsync.git.repo import VaultRepo
+from vaultsync.git.run import GitFailed
 from vaultsync.git.secrets import scan_bytes
+from vaultsync.keys import scope_of
 from vaultsync.memory.tree import MemoryListing, MemoryScan, scan_memory_scope
-from vaultsync.model import Change, Problem, Report, Severity
-from vaultsync.state import snapshot
+from vaultsync.model import Change, Problem, Report
 from vaultsync.state.base import UnitRow, unit_rows
+from vaultsync.state.files import StateFiles
 from vaultsync.vault.layout import VaultLayout
 from vaultsync.vault.links import note_stem
 from vaultsync.vault.scan import VaultScan
@@ -120,9 +125,8 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
     names, counts, planned, kept = _names(cfg, layout, today, jobs, processes)
     stamp = options.now().strftime("%Y%m%d-%H%M%S")
     report.problems += listing.problems
-    snapshot.forget(cfg)
-    set_aside(listing.leftovers, (cfg.workspace, cfg.life), cfg.state_dir / "trash" / stamp)
-    atomic_write(cfg.state_dir / UNCOMMITTED, json.dumps(sorted(planned)).encode())
+    begin_writes(setting, listing.leftovers, stamp)
+    setting.files.list_uncommitted(set(planned))
     total = len(planned)
     del planned  # a path per note: not worth holding through the import
 
@@ -164,18 +168,17 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
         report.problems.append(Problem(str(cfg.vault), f"{exc}; the next pass finishes the import"))
         return report
     del write, names, counts, kept  # what planning needed; the commit below needs room of its own
-    fresh = sorted({p.path for p in report.problems if p.severity is Severity.NOTE})
-    store.save({}, [], reported=fresh, commit=False)
-    agent = Author(cfg.git.agent_name, cfg.git.agent_email)
-    text = message("memory -> vault", [c for c in report.changes if c.side == "memory"], sorted(touched))
-    if not _commit(repo, cfg.vault, set(blobs), text, agent, report, _checked(repo, clean, blobs)):
+    store.save({}, [], reported=notes_once(report, store, ()), commit=False)
+    agent_changes = [c for c in report.changes if c.side == "memory"]
+    checked = _checked(repo, clean, blobs)
+    if not commit_agent(setting, repo, report, set(blobs), agent_changes, sorted(touched), checked, clear=False):
         return report  # the base stays empty and the notes listed as uncommitted: the next pass commits them
     store.commit()
     store.compact()
-    (cfg.state_dir / UNCOMMITTED).unlink(missing_ok=True)
-    if not failed and _settled(report):
+    setting.files.all_committed()
+    if not failed and settled(report):
         entities = {r: [n, list(a)] for r, (n, a) in own.items()}
-        snapshot.record(cfg, walk, written, read, blobs, [], [], entities, [p for p in report.problems if p.standing])
+        record(cfg, walk, written, read, blobs, [], [], entities, [p for p in report.problems if p.standing])
     return report
 
 
@@ -200,7 +203,7 @@ class _Writer:
         plan = make_plan(cfg, layout, world, mem, VaultScan(), {}, self.stamp, self.context)
         changes = side_changes(world, layout)[0]
         with one_at_a_time(cfg.state_dir) if self.forked else nullcontext():
-            applied = apply_plan(plan, cfg.state_dir / "trash" / self.stamp)
+            applied = apply_plan(plan, StateFiles(cfg.state_dir).trash(self.stamp))
         problems = mem.problems + world.problems + plan.problems
         return Written.of(plan, applied, problems, changes, world, mem, self.racy, self.fed)
 
@@ -243,7 +246,7 @@ class Written:
         memory: dict[str, bytes | None] = {}
         for action in applied.done:
             if action.side == "vault":
-                blobs[action.shown] = snapshot.blob_id(action.data or b"")
+                blobs[action.shown] = blob_id(action.data or b"")
                 touched.update(scope_of(k) for k in action.keys)
                 if fed and action.data is not None and not scan_bytes(action.data):
                     clean.append(action.shown)

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vaultsync.git.run import batch_objects
+
 RECORD = "\x1e"
 FIELD = "\x1f"
 FORMAT = f"{RECORD}%H{FIELD}%aI{FIELD}%an{FIELD}%ae{FIELD}%s"
@@ -100,19 +102,4 @@ def blobs(root: Path, specs: Sequence[str]) -> list[bytes | None]:
     if any("\n" in spec for spec in specs):
         raise ValueError("a path with a line break cannot be read through cat-file --batch")
     out = _git(root, "cat-file", "--batch", stdin="".join(f"{spec}\n" for spec in specs).encode())
-    found: list[bytes | None] = []
-    pos = 0
-    for _ in specs:
-        end = out.index(b"\n", pos)
-        header = out[pos:end].split(b" ")
-        pos = end + 1
-        if len(header) == 3 and header[1] == b"blob":
-            size = int(header[2])
-            found.append(out[pos : pos + size])
-            pos += size + 1
-        elif len(header) == 3:
-            pos += int(header[2]) + 1
-            found.append(None)
-        else:
-            found.append(None)  # "<spec> missing" or "ambiguous"
-    return found
+    return [obj[2] if obj and obj[1] == b"blob" else None for obj in batch_objects(out)]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vaultsync.keys import ALL_FACTS, entity_key, fact_range, file_key, is_fact, mem_path_of, note_of
 from vaultsync.names import fold
 
 SCHEMA = """
@@ -29,7 +30,7 @@ CREATE TABLE IF NOT EXISTS reported (path TEXT PRIMARY KEY);
 # A fact note's name as wiki-links compare names (``fact_stem``), indexed so that a scoped pass can count the
 # notes sharing a name without reading every key (53,000 at 50k facts).
 STEMS = "CREATE INDEX IF NOT EXISTS units_stem ON units (stem) WHERE stem IS NOT NULL"
-FACTS = "key >= 'fact:' AND key < 'fact;'"  # every fact unit's key, as a range of the primary key
+FACTS = f"key >= '{ALL_FACTS[0]}' AND key < '{ALL_FACTS[1]}'"  # every fact unit's key, as a range of the primary key
 # ``json.dumps(value, ensure_ascii=False)`` without building an encoder per call: a first import encodes 100k.
 json_text = json.JSONEncoder(ensure_ascii=False).encode
 
@@ -46,7 +47,7 @@ def unit_rows(upserts: Mapping[str, BaseEntry]) -> list[UnitRow]:
 def fact_stem(key: str) -> str | None:
     """The name of a fact unit's note in the form two names collide in (``note_stem`` of ``fact_note``);
     None for other units, whose note names a scoped pass counts from their keys."""
-    return fold(key.partition("#")[2]) if key.startswith("fact:") else None
+    return fold(note_of(key)) if is_fact(key) else None
 
 
 @dataclass
@@ -133,16 +134,16 @@ class BaseStore:
         for rel in rels:
             # Every key starting "fact:<rel>#": '$' follows '#', and the order is that of the UTF-8 bytes.
             query = "SELECT key FROM units WHERE key >= ? AND key < ?"
-            found += [key for (key,) in self.db.execute(query, (f"fact:{rel}#", f"fact:{rel}$"))]
-            found += [key for (key,) in self.db.execute("SELECT key FROM units WHERE key = ?", (f"entity:{rel}",))]
+            found += [key for (key,) in self.db.execute(query, fact_range(rel))]
+            found += [key for (key,) in self.db.execute("SELECT key FROM units WHERE key = ?", (entity_key(rel),))]
         for path in files:
-            found += [key for (key,) in self.db.execute("SELECT key FROM units WHERE key = ?", (f"file:{path}",))]
+            found += [key for (key,) in self.db.execute("SELECT key FROM units WHERE key = ?", (file_key(path),))]
         return found
 
     def files(self) -> frozenset[str]:
         """The memory paths of the file units (``file:<path>``)."""
         query = "SELECT key FROM units WHERE key >= 'file:' AND key < 'file;'"
-        return frozenset(key[len("file:") :] for (key,) in self.db.execute(query))
+        return frozenset(mem_path_of(key) for (key,) in self.db.execute(query))
 
     def stem_count(self, stem: str) -> int:
         """How many fact notes are named ``stem`` (``fact_stem``)."""

@@ -1,6 +1,6 @@
 """The recall index: an SQLite FTS5 table over every fact, summary, section and block of the memory.
 
-It lives in the state folder (``recall.sqlite``) and is only ever a cache of the two trees: a missing file, one
+It lives in the state folder (``StateFiles.recall``) and is only ever a cache of the two trees: a missing file, one
 written by another schema version, or one SQLite cannot read is dropped and built again from the trees, so
 nothing in it needs a backup or a migration. It remembers the stat (size, mtime, inode) of every memory file it
 read, so that keeping it current after a pass re-reads only the files whose stat moved.
@@ -20,7 +20,6 @@ from pathlib import Path
 
 from vaultsync.state.recall_query import Term
 
-FILENAME = "recall.sqlite"
 SCHEMA_VERSION = 1  # bump when what is stored changes: an index of another version is rebuilt
 RACY_NS = 2_000_000_000  # a file this fresh may change again within its mtime's tick: recorded as unknown
 TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -261,10 +260,9 @@ def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
         yield items[start : start + size]
 
 
-def open_index(state_dir: Path) -> tuple[RecallIndex, bool]:
-    """Open the index in ``state_dir``, making a new empty one when it is missing, of another schema version or
+def open_index(path: Path) -> tuple[RecallIndex, bool]:
+    """Open the index at ``path``, making a new empty one when it is missing, of another schema version or
     unreadable. Returns the index and whether it was (re)made empty, which means every file must be read."""
-    path = state_dir / FILENAME
     if path.exists():
         try:
             db = _connect(path)
@@ -274,9 +272,9 @@ def open_index(state_dir: Path) -> tuple[RecallIndex, bool]:
             db.close()
         except sqlite3.DatabaseError:
             pass
-    for stale in (path, path.with_name(FILENAME + "-journal"), path.with_name(FILENAME + "-wal")):
+    for stale in (path, path.with_name(path.name + "-journal"), path.with_name(path.name + "-wal")):
         stale.unlink(missing_ok=True)
-    state_dir.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     db = _connect(path)
     with db:
         db.executescript(SCHEMA)

@@ -10,27 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vaultsync.config import Layout
+from vaultsync.keys import is_entity, is_fact, mem_path_of, rel_of, split_fact_key
 from vaultsync.model import PARA_KEYS
 from vaultsync.names import daily_date
 
 FACTS_DIR = "facts"
-
-
-def entity_key(rel: str) -> str:
-    return f"entity:{rel}"
-
-
-def fact_key(rel: str, note: str) -> str:
-    return f"fact:{rel}#{note}"
-
-
-def file_key(mem_path: str) -> str:
-    return f"file:{mem_path}"
-
-
-def split_fact_key(key: str) -> tuple[str, str]:
-    rel, _, note = key[len("fact:") :].partition("#")
-    return rel, note
 
 
 def slug_of(rel: str) -> str:
@@ -87,12 +71,11 @@ class VaultLayout:
 
     def note_for_key(self, key: str) -> str:
         """The vault path of any unit key ("" for a memory file that has no place in the vault)."""
-        kind, _, rest = key.partition(":")
-        if kind == "fact":
+        if is_fact(key):
             return self.fact_note(*split_fact_key(key))
-        if kind == "entity":
-            return self.entity_note(rest)
-        return self.file_note(rest) or ""
+        if is_entity(key):
+            return self.entity_note(rel_of(key))
+        return self.file_note(mem_path_of(key)) or ""
 
     # -- vault -> memory -------------------------------------------------------------------------------
     def file_for_note(self, vault_path: str) -> str | None:

@@ -15,7 +15,8 @@ from typing import Any
 
 from vaultsync.model import EntityContent, Record
 from vaultsync.vault.links import link_target
-from vaultsync.yamlcore import YamlError, dump_properties, join_note, parse_properties, split_note
+from vaultsync.yamlcore import YamlError, join_note, parse_properties, split_note
+from vaultsync.yamldump import dump_properties
 
 DATE_KEYS = frozenset({"timestamp", "date", "updated", "created", "lastAccessed"})
 # Record keys shown under the contract's property name, so Bases views work on every shape of items.json.

@@ -1,0 +1,112 @@
+"""The memory side of a plan: the person's edits carried into ``items.json`` (spliced, keeping the file's style),
+``summary.md`` and the mirrored files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vaultsync.core.decide import UNKNOWN
+from vaultsync.core.plan import PlanTarget, canonical_content, summary_bytes
+from vaultsync.keys import FILE, entity_key, fact_key, mem_path_of
+from vaultsync.memory.items_edit import (
+    AppendEntry,
+    DeleteEntry,
+    Edit,
+    RemoveFields,
+    SetFields,
+    apply_edits,
+    new_items_file,
+)
+from vaultsync.model import canonical
+
+
+class MemorySide(PlanTarget):
+    def memory_side(self) -> None:
+        for rel in sorted(set(self.mem.entities) | set(self.final_content) | set(self.final_facts)):
+            self._memory_entity(rel)
+        for key, state in self.world.units.items():
+            if state.kind != FILE or key in self.skipped:
+                continue
+            mem_path = mem_path_of(key)
+            final = self.final_files.get(mem_path)
+            current = state.memory if state.memory is not UNKNOWN else None
+            if final == current:
+                continue
+            path = self.memory_path(mem_path)
+            if final is None:
+                self.add("memory", "delete", path, None, current, (key,))
+            else:
+                self.add("memory", "write", path, final, current, (key,))
+
+    def memory_path(self, mem_path: str) -> Path:
+        root, _, rest = mem_path.partition("/")
+        return (self.cfg.workspace if root == "workspace" else self.cfg.life) / rest
+
+    def _memory_entity(self, rel: str) -> None:
+        entity = self.mem.entities.get(rel)
+        folder = self.cfg.life / rel
+        alive = self.exists(rel)
+        fact_keys = tuple(fact_key(rel, n) for n in self.final_facts.get(rel, {}))
+        if entity is None or not entity.broken:
+            current = self.world.mem_facts.get(rel, {})
+            final = self.final_facts.get(rel, {})
+            edits: list[Edit] = []
+            order: list[str] = []
+            for note, (index, record) in sorted(current.items(), key=lambda item: item[1][0]):
+                if fact_key(rel, note) in self.skipped:
+                    order.append(note)
+                    continue
+                if note not in final:
+                    edits.append(DeleteEntry(index))
+                    continue
+                order.append(note)
+                new = final[note]
+                if new is record:  # the unit did not change: the decision handed back memory's own record
+                    continue
+                changed = {k: v for k, v in new.items() if k not in record or canonical(record[k]) != canonical(v)}
+                removed = tuple(k for k in record if k not in new)
+                if changed:
+                    edits.append(SetFields(index, changed))
+                if removed:
+                    edits.append(RemoveFields(index, removed))
+            for note, record in final.items():
+                if note not in current:
+                    edits.append(AppendEntry(record))
+                    order.append(note)
+            for position, note in enumerate(order):
+                self.positions[fact_key(rel, note)] = position
+            keys = tuple(fact_key(rel, n) for n in set(current) | set(final))
+            if entity and entity.doc and not alive:
+                self.add("memory", "delete", folder / "items.json", None, entity.items_raw, keys)
+            elif edits and entity and entity.doc:
+                data = apply_edits(entity.doc, edits)
+                keep_old = any(isinstance(e, DeleteEntry) for e in edits)
+                self.add("memory", "write", folder / "items.json", data, entity.items_raw, keys, keep_old=keep_old)
+            elif edits and final:
+                data = new_items_file([final[n] for n in order])
+                expected = entity.items_raw if entity else None
+                self.add("memory", "write", folder / "items.json", data, expected, fact_keys)
+        key = entity_key(rel)
+        if key in self.skipped:
+            return
+        summary = entity.summary if entity else None
+        current_content = self.world.units[key].memory if key in self.world.units else None
+        final_content = self.final_content.get(rel)
+        if canonical_content(current_content) == canonical_content(final_content) and (alive or summary is None):
+            return
+        path = folder / "summary.md"
+        if not alive:
+            if summary is not None:
+                self.add("memory", "delete", path, None, summary.raw, (key,))
+        elif final_content is not None or summary is not None:
+            self.add(
+                "memory",
+                "write",
+                path,
+                summary_bytes(final_content, summary),
+                summary.raw if summary else None,
+                (key,),
+                # The summary deleted in the vault while the entity lives on through its facts: the file is
+                # emptied, so the agent's text goes to the trash first, as a deleted file's would.
+                keep_old=final_content is None and summary is not None,
+            )

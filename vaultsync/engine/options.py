@@ -1,0 +1,21 @@
+"""The knobs of one pass, which every face sets through ``app/``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from vaultsync.model import Progress
+
+
+@dataclass(frozen=True)
+class PassOptions:
+    dry_run: bool = False
+    confirm_deletes: bool = False
+    today: date | None = None
+    now: Callable[[], datetime] = datetime.now
+    progress: Progress | None = None  # told of each action applied; the CLI draws a bar on a terminal
+    import_batch: int = 100  # entities a first import reads and writes at a time (0: all at once)
+    import_workers: int = 0  # processes a first import in batches forks (0: one per core, up to 4; 1: none)
+    full_batch: int = 100  # entities a full pass over a larger memory reads and writes at a time (0: all at once)

@@ -1,0 +1,224 @@
+"""What every kind of pass shares once it has decided: the setting it runs in, the repository, the commits (the
+person's edits first, then the agent's side, each checked for secrets), the conflict copies the person resolved,
+and the folders a pass must find before it writes.
+
+The order a pass follows from here: commit the person's edits -> drop the snapshot -> list the notes about to be
+written -> apply -> commit the agent's side -> save the base -> record the snapshot when the pass settled. The
+strategies (``full.py``, ``batched.py``, ``first_import.py``) differ in how they read and write, batch by batch or
+at once; each step they share is here, written once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from vaultsync.config import Config
+from vaultsync.core.changes import message
+from vaultsync.engine.options import PassOptions
+from vaultsync.fs import set_aside
+from vaultsync.git.repo import VaultRepo
+from vaultsync.git.run import Author, GitFailed, NotARepository
+from vaultsync.git.secrets import scan_bytes
+from vaultsync.keys import is_file, mem_path_of, rel_of
+from vaultsync.model import Change, Problem, Report, Severity
+from vaultsync.state import snapshot
+from vaultsync.state.base import BaseStore
+from vaultsync.state.files import StateFiles
+from vaultsync.state.walk import MemoryWalk
+from vaultsync.vault.layout import VaultLayout
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What every way of running a pass shares: the config and options, the layout, the base, the day, and the
+    memory walk the quick check made."""
+
+    cfg: Config
+    options: PassOptions
+    layout: VaultLayout
+    store: BaseStore
+    today: date
+    walk: MemoryWalk
+
+    @property
+    def files(self) -> StateFiles:
+        return StateFiles(self.cfg.state_dir)
+
+
+def open_repo(cfg: Config, report: Report) -> VaultRepo | None:
+    """The vault's repository when a pass may write to it; None (with the reason in the report) when not."""
+    try:
+        repo = VaultRepo(cfg.vault)
+    except NotARepository:
+        report.stopped = f"{cfg.vault} is not a git repository; run `vaultsync init` or `git init` there"
+        return None
+    busy = repo.busy()
+    if busy:
+        report.stopped = busy + "; nothing was written"
+        return None
+    return repo
+
+
+def committable(repo_root: Path, paths: set[str], report: Report, checked: Collection[str] = ()) -> set[str]:
+    """Leave out of the commit any file holding a secret: git history is forever. ``checked`` paths need no
+    second look: git's index holds them as the pass wrote them, and what it wrote held none (they are
+    committed as the index holds them, see ``VaultRepo.commit``)."""
+    keep = paths.intersection(checked)
+    for path in sorted(paths.difference(checked)):
+        target = repo_root / path
+        findings = scan_bytes(target.read_bytes()) if target.is_file() else []
+        if findings:
+            where = ", ".join(f"line {f.line}: {f.kind} {f.redacted}" for f in findings[:3])
+            report.problems.append(
+                Problem(path, f"holds a secret ({where}); synced locally but left out of git", Severity.WARNING)
+            )
+        else:
+            keep.add(path)
+    return keep
+
+
+def commit(
+    repo: VaultRepo,
+    root: Path,
+    paths: set[str],
+    text: str,
+    author: Author,
+    report: Report,
+    checked: Collection[str] = (),
+) -> bool:
+    """Commit ``paths`` as ``author``; False (with the reason reported) when git refused."""
+    if not paths:
+        return True
+    try:
+        sha = repo.commit(committable(root, paths, report, checked), text, author, staged=checked)
+    except GitFailed as exc:
+        report.problems.append(Problem(str(root), why(exc.stderr)))
+        return False
+    if sha:
+        report.commits.append(sha)
+    return True
+
+
+def why(stderr: str) -> str:
+    """git's reason in one line; a held lock is named, with what the person can do about it."""
+    lock = re.search(r"'([^']*index\.lock)'", stderr)
+    if lock:
+        return (
+            f"git commit failed: {lock.group(1)} exists (another git is running, or one was killed and left it); "
+            "vaultsync does not delete it: when no git is running, delete that file and sync again"
+        )
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    return f"git commit failed: {lines[-1] if lines else 'no reason given'}"
+
+
+def settled(report: Report) -> bool:
+    """Nothing left for a later pass: no stop, and no error or warning but those about a file's own content,
+    which stand until the file changes (the snapshot keeps them, to say again)."""
+    return not report.stopped and all(p.severity is Severity.NOTE or p.standing for p in report.problems)
+
+
+def missing_places(cfg: Config, layout: VaultLayout, base: Iterable[str]) -> str:
+    """Folders the last sync filled that are gone now, on either side.
+
+    Trigger: a top folder of the vault (``2 Areas``, ``Daily``) or of the memory tree (``life/areas``,
+    ``memory/``) that held synced units is missing. Why: a renamed folder in the config, an unmounted disk or a
+    half-done move looks exactly like "everything in it was deleted". Then: stop before writing (exit 4).
+    """
+    vault_tops: set[str] = set()
+    memory_dirs: set[Path] = set()
+    paras: set[str] = set()  # every entity's and fact's places follow from its PARA folder: one look per folder
+    for key in base:
+        if is_file(key):
+            vault_tops.add(layout.note_for_key(key).split("/", 1)[0])
+            root, _, sub = mem_path_of(key).partition("/")
+            top = sub.split("/", 1)[0] if "/" in sub else ""
+            memory_dirs.add((cfg.workspace if root == "workspace" else cfg.life) / top)
+        else:
+            paras.add(rel_of(key).split("/", 1)[0])
+    for para in paras:
+        vault_tops.add(layout.para_folder(para).split("/", 1)[0])
+        memory_dirs.add(cfg.life / para)
+    gone = [f"vault folder '{t}'" for t in sorted(vault_tops) if t and not (cfg.vault / t).is_dir()]
+    gone += [f"memory folder {d}" for d in sorted(memory_dirs) if not d.is_dir()]
+    if not gone:
+        return ""
+    return f"{', '.join(gone)} held synced notes and is missing (renamed in the config, or not mounted?)"
+
+
+def settle_conflicts(
+    cfg: Config, layout: VaultLayout, known: dict[str, tuple[str, str]], moves: list[tuple[str, str]]
+) -> tuple[list[str], dict[str, tuple[str, str, str]], list[str]]:
+    """The conflict copies gone from where the store knows them, those of them carried along by a folder move
+    (new path -> key, detail, old path), and those the person resolved by deleting them.
+
+    A copy is resolved when the person deletes it; one that moved with its entity folder is open still.
+    """
+    gone = sorted(p for p in known if not (cfg.vault / p).exists())
+    carried: dict[str, tuple[str, str, str]] = {}
+    for old, new in moves:
+        old_dir, new_dir = layout.entity_dir(old), layout.entity_dir(new)
+        for path in gone:
+            moved_to = new_dir + path[len(old_dir) :]
+            if path.startswith(old_dir + "/") and (cfg.vault / moved_to).exists():
+                key, detail = known[path]
+                carried[moved_to] = (key.replace(old, new, 1), detail, path)
+    resolved = [p for p in gone if not any(p.startswith(layout.entity_dir(old) + "/") for old, _ in moves)]
+    return gone, carried, resolved
+
+
+def commit_person(setting: Setting, repo: VaultRepo, report: Report, paths: set[str], changes: list[Change]) -> bool:
+    """Commit the person's edits as the person, before anything is written: their words are in git whatever
+    happens next. False (the pass stopped, with the reason) when git refused."""
+    cfg = setting.cfg
+    person = repo.person(cfg.git.person_name, cfg.git.person_email)
+    if not commit(repo, cfg.vault, paths, message("vault -> memory", changes), person, report):
+        report.stopped = "could not commit the person's edits; nothing was written"
+        return False
+    return True
+
+
+def begin_writes(setting: Setting, leftovers: list[Path], stamp: str) -> None:
+    """From here on files change: drop the snapshot (only a settled pass records a new one) and set aside what
+    killed passes and editors left behind."""
+    cfg = setting.cfg
+    snapshot.forget(setting.files)
+    set_aside(leftovers, (cfg.vault, cfg.workspace, cfg.life), setting.files.trash(stamp))
+
+
+def commit_agent(
+    setting: Setting,
+    repo: VaultRepo,
+    report: Report,
+    paths: set[str],
+    changes: list[Change],
+    touched: list[str],
+    checked: Collection[str] = (),
+    clear: bool = True,
+) -> bool:
+    """Commit the vault notes the pass wrote as the agent, then (``clear``) clear the list of notes waiting for a
+    commit; a first import clears it only once its base is committed too.
+
+    False when git refused: the base is then not saved, so the units stay "converged but unknown", and the list
+    of uncommitted notes stays for the next pass to commit.
+    """
+    cfg = setting.cfg
+    agent = Author(cfg.git.agent_name, cfg.git.agent_email)
+    if not commit(repo, cfg.vault, paths, message("memory -> vault", changes, touched), agent, report, checked):
+        return False
+    if clear:
+        setting.files.all_committed()
+    return True
+
+
+def notes_once(report: Report, store: BaseStore, foreign: Iterable[str]) -> list[str]:
+    """Say notes (a file vaultsync leaves alone, a folder it does not follow) once, not every hour: the report
+    keeps those not said before, which are returned for the base to remember."""
+    report.problems += [Problem(p, "not a vaultsync note; left alone", Severity.NOTE) for p in sorted(foreign)]
+    reported = store.reported()
+    fresh = sorted({p.path for p in report.problems if p.severity is Severity.NOTE} - reported)
+    report.problems = [p for p in report.problems if p.severity is not Severity.NOTE or p.path in fresh]
+    return fresh
