@@ -28,6 +28,7 @@ from vaultsync.app.history import history
 from vaultsync.app.init import init_vault
 from vaultsync.app.recall import RecallOptions, refresh, refresh_after_pass, search
 from vaultsync.app.sync import sync
+from vaultsync.state.files import StateFiles
 from vaultsync.state.recall_query import STOPWORDS
 
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]+")
@@ -71,9 +72,9 @@ def quality(index: object, rng: random.Random, n: int) -> dict[str, float]:
     db = index.db  # type: ignore[attr-defined]
     rows = db.execute(
         "SELECT id, body, kind, fact_id, path, first_line FROM docs WHERE kind IN ('fact', 'daily') "
-        "AND coalesce(status, '') != 'superseded' ORDER BY random() LIMIT ?",
-        (n * 3,),
+        "AND coalesce(status, '') != 'superseded' ORDER BY id"
     ).fetchall()
+    rows = rng.sample(rows, min(len(rows), n * 3))  # seeded, so two runs on one memory ask the same questions
     ours = base = asked = 0
     for rowid, body, kind, fact_id, path, first in rows:
         words = [w for w in dict.fromkeys(WORD.findall(body.lower())) if w not in STOPWORDS]
@@ -123,17 +124,28 @@ def main() -> int:
     parser.add_argument("--cli-queries", type=int, default=40)
     parser.add_argument("--quality", type=int, default=300, help="questions drawn from the generated memory")
     parser.add_argument("--commits", type=int, default=1000)
+    parser.add_argument(
+        "--dir",
+        type=Path,
+        help="write the trees here, or, when a run left them here already, query them again without the small "
+        "change and the history (for comparing query plans on one memory)",
+    )
     args = parser.parse_args()
     rng = random.Random(7)
-    tmp = Path(tempfile.mkdtemp(prefix="vaultsync-recall-"))
+    tmp = args.dir or Path(tempfile.mkdtemp(prefix="vaultsync-recall-"))
+    again = (tmp / "config.toml").exists()
+    tmp.mkdir(parents=True, exist_ok=True)
     (tmp / "gitconfig").write_text("")
     os.environ.update(GIT_CONFIG_GLOBAL=str(tmp / "gitconfig"), GIT_CONFIG_NOSYSTEM="1")
-    generate(tmp / "mem", **scale_args(args.facts))
-    init_vault(tmp / "mem/workspace", tmp / "mem/life", tmp / "vault", tmp / "config.toml")
+    if not again:
+        generate(tmp / "mem", **scale_args(args.facts))
+        init_vault(tmp / "mem/workspace", tmp / "mem/life", tmp / "vault", tmp / "config.toml")
     cfg = configmod.load(tmp / "config.toml")
-    sync(cfg)
+    if not again:
+        sync(cfg)
     result: dict[str, object] = {"facts": args.facts}
 
+    StateFiles(cfg.state_dir).recall.unlink(missing_ok=True)  # built below from scratch, with the code as it is
     started = time.perf_counter()
     index = refresh(cfg)
     result["build_s"] = round(time.perf_counter() - started, 2)
@@ -142,7 +154,7 @@ def main() -> int:
     refresh(cfg).close()
     result["refresh_no_change_s"] = round(time.perf_counter() - started, 3)
 
-    bodies = [r[0] for r in index.db.execute("SELECT body FROM docs ORDER BY random() LIMIT 2000")]
+    bodies = rng.sample([r[0] for r in index.db.execute("SELECT body FROM docs ORDER BY id")], 2000)
     asked = queries(bodies, args.queries, rng)
     times: dict[str, list[float]] = {"one": [], "three": [], "phrase": []}
     for shape, q in asked:
@@ -162,6 +174,9 @@ def main() -> int:
     result["cli_ms"] = {"p50": round(pct(cli, 0.5)), "p95": round(pct(cli, 0.95))}
     result["quality"] = quality(index, rng, args.quality)
     index.close()
+    if again:
+        print(json.dumps(result, indent=2))
+        return 0
 
     items = next((tmp / "mem/life").glob("areas/*/*/items.json"))
     facts = json.loads(items.read_text(encoding="utf-8"))
