@@ -4,9 +4,11 @@ what a person types. Real trees, a real vault and git; nothing of vaultsync is m
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vaultsync import cli
+from vaultsync.app import recall as recall_app
+from vaultsync.app import recall_docs
 from vaultsync.app.recall import RecallOptions, recall, refresh, search
 from vaultsync.app.sync import PassOptions, sync
 from vaultsync.state.files import StateFiles
@@ -129,6 +133,54 @@ def test_query_refreshes_what_changed_since(env: Env) -> None:
     env.agent_edit(ATLAS, lambda facts: facts[0].update(fact="Atlas moved to a titanium chassis"))
 
     assert ids(recall(env.cfg, "titanium")) == [env.facts(ATLAS)[0]["id"]]
+
+
+def _age_memory(env: Env, seconds: int = 3600) -> None:
+    """Date every memory file an hour back, as a tree looks between an agent's sessions: stats old enough to trust."""
+    old = time.time() - seconds
+    for root in (env.workspace, env.life):
+        for path in root.rglob("*"):
+            if path.is_file():
+                os.utime(path, (old, old))
+
+
+def test_query_with_nothing_changed_does_not_list_the_tree(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    _age_memory(env)
+    recall(env.cfg, "anything")  # reads what moved and keeps the walk's digest
+
+    def listing(cfg: object) -> None:
+        raise AssertionError("the tree was listed although nothing changed")
+
+    monkeypatch.setattr(recall_docs, "tree_files", listing)
+    assert "atlas-005" in ids(recall(env.cfg, "firmware drift"))
+
+
+def test_an_edit_is_seen_even_with_its_old_mtime_put_back(env: Env) -> None:
+    _age_memory(env)
+    recall(env.cfg, "anything")
+    items = env.life / ATLAS / "items.json"
+    before = items.stat()
+    env.agent_edit(ATLAS, lambda facts: facts[0].update(fact="Atlas moved to a titanium chassis"))
+    os.utime(items, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+    assert ids(recall(env.cfg, "titanium")) == [env.facts(ATLAS)[0]["id"]]
+
+
+def test_a_query_of_only_common_words_still_returns_hits(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every word counts as common: none is dropped for being common when no rarer one is left.
+    monkeypatch.setattr(recall_app, "COMMON_SHARE", 0.0)
+    monkeypatch.setattr(recall_app, "MIN_COMMON", 0)
+    assert "atlas-005" in ids(recall(env.cfg, "firmware drift"))
+    assert "atlas-005" in ids(recall(env.cfg, "firmware zeppelin"))  # no piece holds both words
+
+
+def test_a_rare_word_in_a_long_query_is_found(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    env.agent_edit(SARAH, lambda facts: facts.append({"id": "sarah-chen-099", "fact": "Sarah adopted a greyhound"}))
+    # The smallest budgets: only the rarest word is asked for once no piece holds them all.
+    monkeypatch.setattr(recall_app, "RARE_ROWS", 1)
+    monkeypatch.setattr(recall_app, "ROWS", 1)
+    query = "what about the weekly Atlas check-in, Miguel, firmware, the pilot units and the greyhound"
+    assert "sarah-chen-099" in ids(recall(env.cfg, query, RecallOptions(limit=5)))
 
 
 @pytest.mark.parametrize("damage", ["garbage", "old schema", "empty file"])
