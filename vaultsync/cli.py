@@ -60,6 +60,23 @@ def _parser() -> argparse.ArgumentParser:
 
     watch = sub.add_parser("watch", parents=[common], help="run a pass shortly after files change, until stopped")
     watch.add_argument("--json", action="store_true", help="print each pass's report as one line of JSON")
+
+    recall = sub.add_parser("recall", parents=[common], help="search the whole memory, current facts first")
+    recall.add_argument("query", help="plain words; no search syntax is needed or understood")
+    recall.add_argument("--limit", type=int, default=10, metavar="N", help="at most N hits (default 10)")
+    recall.add_argument("--kind", help="comma-separated kinds to search: fact,summary,memory,daily (default: all)")
+    recall.add_argument("--entity", metavar="PATH", help="only this entity and those below it (e.g. people/sarah)")
+    recall.add_argument("--status", choices=("active", "all"), default="all", help="active: leave out superseded")
+    recall.add_argument("--since", metavar="DATE", help="only pieces dated on or after DATE (YYYY-MM-DD)")
+    recall.add_argument("--until", metavar="DATE", help="only pieces dated on or before DATE (YYYY-MM-DD)")
+    recall.add_argument("--no-recency", action="store_true", help="rank by relevance alone, not newer first")
+    recall.add_argument("--json", action="store_true", help="print the hits as JSON")
+
+    log = sub.add_parser("log", parents=[common], help="who changed an entity, fact or note, when, and what")
+    log.add_argument("target", nargs="?", help="an entity (sarah-chen, people/sarah-chen), a fact id, or a path")
+    log.add_argument("--since", metavar="WHEN", help="only changes since WHEN (a date, or git's '2 weeks ago')")
+    log.add_argument("--limit", type=int, default=50, metavar="N", help="at most N changes (default 50)")
+    log.add_argument("--json", action="store_true", help="print the changes as JSON")
     return parser
 
 
@@ -207,6 +224,10 @@ def _run(args: argparse.Namespace) -> int:
         from vaultsync.watch import watch_command
 
         return watch_command(cfg, args.json)
+    if args.command in ("recall", "log"):
+        from vaultsync.cli_recall import log_command, recall_command
+
+        return recall_command(args, cfg) if args.command == "recall" else log_command(args, cfg)
 
     from vaultsync.app.sync import LockHeld, PassOptions, status, sync
 

@@ -50,6 +50,12 @@ def sync(
             raise
         if not options.dry_run:
             _record(cfg, kind, report.exit_code, runs.summarize(report))
+        if not (report.quick or report.dry_run or report.stopped):
+            # What the pass left in the memory tree goes into the recall index; the quick no-change pass has
+            # nothing to add and does not even import it.
+            from vaultsync.app.recall import refresh_after_pass
+
+            refresh_after_pass(cfg)
         return report
 
 

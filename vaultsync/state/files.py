@@ -44,6 +44,11 @@ class StateFiles:
         return self.root / "snapshot-entities.json"
 
     @property
+    def recall(self) -> Path:
+        """The full-text index of the memory (``state/recall.py``), a cache rebuilt whenever it is missing."""
+        return self.root / "recall.sqlite"
+
+    @property
     def uncommitted(self) -> Path:
         """Vault notes a pass wrote whose agent commit has not happened yet (a killed or refused pass)."""
         return self.root / "uncommitted.json"

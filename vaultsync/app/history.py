@@ -1,0 +1,183 @@
+"""History: the story of an entity, a fact or a note, told from the vault's git history.
+
+Every pass commits the person's edits under the person's name and the agent's side under ``git.agent_name``,
+one note per fact: so ``git log`` on a fact's note is that fact's history, and comparing the note before and
+after a commit says what changed in words a person reads (``status: active -> superseded (by sarah-007)``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from vaultsync.config import Config
+from vaultsync.git.history import Commit, FileChange, HistoryError, blobs, log
+from vaultsync.model import PARA_KEYS
+from vaultsync.textio import NotText, decode
+from vaultsync.vault.layout import FACTS_DIR, VaultLayout
+from vaultsync.yamlcore import YamlError, parse_properties, split_note
+
+__all__ = ["Change", "History", "HistoryError", "history"]
+
+DERIVED = frozenset({"entity", "mentions", "related", "facts_active", "facts_superseded", "updated", "kind", "tags"})
+SHORT = 40  # a property value longer than this is said to be "edited" rather than quoted
+
+
+@dataclass
+class Change:
+    when: str
+    who: str
+    side: str  # agent or person
+    what: str
+    commit: str
+    paths: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "when": self.when,
+            "who": self.who,
+            "side": self.side,
+            "what": self.what,
+            "commit": self.commit,
+            "paths": self.paths,
+        }
+
+
+@dataclass
+class History:
+    target: str | None
+    changes: list[Change] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"changes": [change.to_json() for change in self.changes]}
+
+
+def _pathspecs(cfg: Config, target: str) -> tuple[list[str], bool]:
+    """The git pathspecs for what ``target`` names, and whether to follow one file across renames.
+
+    An entity or fact is matched by name under any PARA folder, so its history goes on across a move from
+    ``1 Projects`` to ``4 Archives`` (the path below the PARA folder stays the same in such a move).
+    """
+    layout = VaultLayout(cfg.layout)
+    name = target.strip().strip("/")
+    root, _, rest = name.partition("/")
+    if root == "workspace":
+        note = layout.file_note(name)
+        return ([note], True) if note else ([name], True)
+    if root == "life" and rest:
+        name = rest.removesuffix("/items.json").removesuffix("/summary.md")
+        if name.endswith(".md"):
+            return [layout.file_note(f"life/{name}") or name], True
+    if name.endswith(".md") or (cfg.vault / name).is_file():
+        return [name], True
+    parts = name.split("/")
+    if layout.para_of_path(name) or parts[0] in PARA_KEYS:
+        parts = parts[1:]
+    if len(parts) > 1:
+        return [f":(glob)*/{'/'.join(parts)}/**"], False
+    word = parts[0] if parts else name
+    return [
+        f":(glob)**/{FACTS_DIR}/{word}.md",
+        f":(glob)**/{word}/{word}.md",
+        f":(glob)**/{word}/{FACTS_DIR}/*.md",
+    ], False
+
+
+def history(cfg: Config, target: str | None = None, since: str | None = None, limit: int = 50) -> History:
+    """The changes to ``target`` (an entity, a fact id, or a vault or memory path), newest first; without one,
+    the latest commits across the memory, like a changelog. Raises ``HistoryError`` when git cannot read it."""
+    result = History(target)
+    if not target:
+        roots = [*cfg.layout.para_folders().values(), cfg.layout.daily]
+        for commit in log(cfg.vault, roots, since=since, limit=limit):
+            paths = [f.path for f in commit.files]
+            result.changes.append(_change(cfg, commit, commit.subject, paths))
+        return result
+    specs, follow = _pathspecs(cfg, target)
+    commits = log(cfg.vault, specs, since=since, follow=follow)
+    for commit, words in zip(commits, _describe_all(cfg, commits), strict=True):
+        grouped: dict[str, list[str]] = {}
+        for file, what in zip(commit.files, words, strict=True):
+            grouped.setdefault(what, []).append(file.path)
+        for what, paths in grouped.items():
+            result.changes.append(_change(cfg, commit, what, paths))
+            if len(result.changes) >= limit:
+                return result
+    return result
+
+
+def _change(cfg: Config, commit: Commit, what: str, paths: list[str]) -> Change:
+    side = "agent" if commit.author == cfg.git.agent_name else "person"
+    return Change(commit.when, commit.author, side, what, commit.sha, paths)
+
+
+def _describe_all(cfg: Config, commits: list[Commit]) -> list[list[str]]:
+    """Words for every file change of every commit, with the old and new notes read in one batch."""
+    specs: list[str] = []
+    for commit in commits:
+        for file in commit.files:
+            if file.status in "MRT":
+                specs += [f"{commit.sha}^:{file.old_path or file.path}", f"{commit.sha}:{file.path}"]
+    contents = iter(blobs(cfg.vault, specs))
+    words = []
+    for commit in commits:
+        said = []
+        for file in commit.files:
+            before, after = (next(contents), next(contents)) if file.status in "MRT" else (None, None)
+            said.append(describe(file, before, after))
+        words.append(said)
+    return words
+
+
+def _note(data: bytes | None) -> tuple[dict[str, Any], str]:
+    if data is None:
+        return {}, ""
+    try:
+        fm, body = split_note(decode(data))
+    except NotText:
+        return {}, ""
+    try:
+        return (parse_properties(fm) if fm is not None else {}), body
+    except YamlError:
+        return {}, body
+
+
+def _plain(value: Any) -> str:
+    text = str(value).strip()
+    return text[2:-2].split("|")[0] if text.startswith("[[") and text.endswith("]]") else text
+
+
+def describe(file: FileChange, before: bytes | None, after: bytes | None) -> str:
+    """What one commit did to one note, in words: created, deleted, moved, and what changed inside."""
+    if file.status == "A":
+        return "created"
+    if file.status == "D":
+        return "deleted"
+    words = []
+    if file.old_path and file.old_path != file.path:
+        old_top, new_top = file.old_path.split("/", 1)[0], file.path.split("/", 1)[0]
+        if old_top != new_top:
+            words.append(f"moved from {old_top} to {new_top}")
+        else:
+            words.append(f"moved from {file.old_path.rsplit('/', 1)[0]} to {file.path.rsplit('/', 1)[0]}")
+    old_props, old_body = _note(before)
+    new_props, new_body = _note(after)
+    fact = f"/{FACTS_DIR}/" in f"/{file.path}"
+    if old_props.get("status") != new_props.get("status"):
+        word = f"status: {old_props.get('status')} -> {new_props.get('status')}"
+        successor = new_props.get("supersededBy", new_props.get("superseded_by"))
+        words.append(word + (f" (by {_plain(successor)})" if successor else ""))
+    for key in sorted(set(old_props) | set(new_props)):
+        if key in DERIVED or key in ("status", "supersededBy", "superseded_by", "id"):
+            continue
+        old, new = old_props.get(key), new_props.get(key)
+        if old != new:
+            short = all(len(str(v)) <= SHORT for v in (old, new) if v is not None)
+            words.append(f"{key}: {old} -> {new}" if short else f"{key} edited")
+    if old_body.strip() != new_body.strip():
+        parts = file.path.split("/")
+        entity_note = len(parts) > 1 and parts[-1].removesuffix(".md") == parts[-2]
+        words.append("fact text edited" if fact else "summary edited" if entity_note else "text edited")
+    if not words and any(old_props.get(k) != new_props.get(k) for k in DERIVED):
+        words.append("links updated")
+    return "; ".join(words) or "edited"

@@ -1,0 +1,315 @@
+"""Recall: full-text search over the whole memory, current knowledge first.
+
+Every face (the command line now, HTTP and MCP later) calls ``recall``; a pass calls ``refresh_after_pass``.
+The index (``vaultsync.state.recall``) is a cache of the memory tree: before each query it is brought up to date
+by re-reading only the files whose stat changed, and a missing, old or unreadable one is built again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from vaultsync.config import Config
+from vaultsync.state.files import StateFiles
+from vaultsync.state.recall import Candidate, Doc, Filters, IndexBroken, RecallIndex, open_index
+from vaultsync.state.recall_query import Term, terms
+from vaultsync.state.walk import MemoryWalk, walk_memory
+
+KINDS = ("fact", "summary", "memory", "daily")
+CANDIDATES = 50  # rows the index ranks by bm25 before recency and status reorder them; at least the limit
+# A word in more than this share of the documents says little about any of them, and scoring all of its
+# matches is most of a query's time: it is dropped while the query has rarer words.
+COMMON_SHARE = 0.2
+MIN_COMMON = 1000  # below this many rows a word is cheap to score whatever its share
+RARE_ROWS = 4000  # the rarer words' matches scored when too few pieces hold every word (``plan_terms``)
+ROWS = 8000  # a step matching more rows than this scores the newest this many (``RecallIndex.search``)
+MAX_KEPT = 5  # the rarest words kept after pruning; further ones barely move the top of the list
+# Recency orders pieces that are equally relevant: bm25 within this share of each other, newer first. A boost
+# that outweighs relevance (30% for the newest day, halving every 90 days, in the first version) cost 0.04 of
+# recall@5 on the generated questions, which ask about any time alike; an even tie-break costs nothing there.
+RECENCY_TIE = 0.01
+
+
+class UsageError(ValueError):
+    """An option recall cannot use (a date that is not one, an entity the memory does not hold)."""
+
+
+@dataclass(frozen=True)
+class RecallOptions:
+    limit: int = 10
+    kinds: tuple[str, ...] = ()
+    entity: str | None = None
+    active_only: bool = False
+    since: str | None = None
+    until: str | None = None
+    recency: bool = True
+
+
+@dataclass
+class Hit:
+    kind: str
+    root: str
+    path: str
+    lines: tuple[int, int] | None
+    id: str | None
+    entity: str | None
+    status: str | None
+    superseded_by: str | None
+    vault_path: str | None
+    text: str
+    score: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "root": self.root,
+            "path": self.path,
+            "lines": list(self.lines) if self.lines else None,
+            "id": self.id,
+            "entity": self.entity,
+            "status": self.status,
+            "superseded_by": self.superseded_by,
+            "vault_path": self.vault_path,
+            "text": self.text,
+            "score": self.score,
+        }
+
+
+@dataclass
+class RecallResult:
+    query: str
+    hits: list[Hit] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"query": self.query, "hits": [hit.to_json() for hit in self.hits]}
+
+
+def refresh(cfg: Config) -> RecallIndex:
+    """The index, current with the memory tree; built from scratch when missing, of another version or broken."""
+    path = StateFiles(cfg.state_dir).recall
+    index, _ = open_index(path)
+    try:
+        _update(cfg, index)
+    except IndexBroken:
+        index.close()
+        path.unlink(missing_ok=True)
+        index, _ = open_index(path)
+        _update(cfg, index)
+    return index
+
+
+def refresh_after_pass(cfg: Config) -> None:
+    """Keep an existing index current after a pass that changed something.
+
+    An index nobody has asked for yet is not built here: a first import would pay for a full read of the
+    memory on top of its own; the first query builds it instead. A broken one is dropped for that query too.
+    """
+    path = StateFiles(cfg.state_dir).recall
+    if not path.exists():
+        return
+    try:
+        index, _ = open_index(path)
+        try:
+            _update(cfg, index)
+        finally:
+            index.close()
+    except IndexBroken:
+        path.unlink(missing_ok=True)
+
+
+def _update(cfg: Config, index: RecallIndex) -> None:
+    """Re-read what changed since the index was last brought up to date.
+
+    Most queries find nothing changed. The stat walk a pass's quick check takes (``walk_memory``, every file
+    a scan may read) answers that in about a third of the time of finding the files the way a scan does, so
+    its digest is kept in the index and the scan's listing is made only when the digest moved. A walk with a
+    file too fresh to trust is not kept, so the next query looks again.
+    """
+    walk = walk_memory(cfg.workspace, cfg.life)
+    token = None if walk.racy else _digest(walk)
+    if token is not None and token == index.note("walk"):
+        return
+    _read_changed(cfg, index)
+    index.remember("walk", token)
+
+
+def _digest(walk: MemoryWalk) -> str:
+    text = "\n".join(f"{key}\0{entry}" for key, entry in sorted(walk.entries.items()))
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def _read_changed(cfg: Config, index: RecallIndex) -> None:
+    from vaultsync.app.recall_docs import entity_of_source, read_docs, tree_files  # only when something moved
+
+    found = tree_files(cfg)
+    known = index.file_stats()
+    changed = {p for p, st in found.stats.items() if known.get(p) != st} | (known.keys() - found.stats.keys())
+    if not changed:
+        return
+    rels: set[str] = set()
+    files: set[str] = set()
+    for source in changed:
+        rel = found.entity_of.get(source) or entity_of_source(source)
+        if rel is not None:
+            rels.add(rel)
+        else:
+            files.add(source)
+    # An entity's facts carry its name from summary.md: both of its files are indexed together.
+    sources = files | {f"life/{rel}/{name}" for rel in rels for name in ("items.json", "summary.md")}
+    docs = read_docs(cfg, rels, [f for f in files if f in found.stats])
+    index.replace(sources, docs, {s: found.stats.get(s) for s in sources})
+
+
+@dataclass(frozen=True)
+class Plan:
+    terms: list[Term]
+    matches: int  # about how many rows the kept words match (rows holding two of them count twice)
+
+
+def plan_terms(index: RecallIndex, query_terms: list[Term]) -> Plan:
+    """The terms worth asking the index for: the rarest words, without those most documents hold.
+
+    Scoring is per matching row, so a word found in a tenth of the memory (``user``, ``project``) costs more
+    than the rest of the query together while hardly changing which rows come first.
+    """
+    words = [t for t in query_terms if not t.grams]
+    unspaced = [t for t in query_terms if t.grams]
+    df = index.doc_freqs([t.word for t in words])
+    present = sorted((t for t in words if df[t.word] > 0), key=lambda t: df[t.word])
+    common = max(MIN_COMMON, int(index.doc_count() * COMMON_SHARE))
+    kept = [t for t in present if df[t.word] <= common][:MAX_KEPT] or present[:1]
+    # The rarest words first, as long as the rows they match stay within the budget: the pieces a commoner
+    # word adds hold the query's rarest words least, and those holding all of them were found already.
+    budget = kept[:1]
+    for term in kept[1:]:
+        if sum(df[t.word] for t in budget) + df[term.word] > RARE_ROWS:
+            break
+        budget.append(term)
+    return Plan(budget + unspaced, sum(df[t.word] for t in budget))
+
+
+def _all_present(index: RecallIndex, query_terms: list[Term]) -> list[Term]:
+    """Every term of the query when the index holds each of its words (else no piece can hold them all)."""
+    words = [t.word for t in query_terms if not t.grams]
+    df = index.doc_freqs(words)
+    return query_terms if all(df[w] for w in words) else []
+
+
+def recall(cfg: Config, query: str, options: RecallOptions | None = None) -> RecallResult:
+    """The best pieces of memory for ``query``, typed as plain words (no query syntax is ever an error)."""
+    options = options or RecallOptions()
+    index = refresh(cfg)
+    try:
+        return search(index, query, options)
+    finally:
+        index.close()
+
+
+def search(index: RecallIndex, query: str, options: RecallOptions) -> RecallResult:
+    """``recall`` on an index already current: what a long-running face calls between refreshes."""
+    result = RecallResult(query)
+    limit = max(0, options.limit)
+    query_terms = terms(query)
+    plan = plan_terms(index, query_terms)
+    planned = plan.terms
+    if not planned or not limit:
+        return result
+    filters = Filters(
+        options.kinds, _entities(index, options.entity), options.active_only, _day(options.since), _day(options.until)
+    )
+    want = max(CANDIDATES, limit)
+    # First the pieces holding every word, common ones included: finding them is an intersection in the index,
+    # cheap even for words in half the memory, and they are what bm25 over all the words puts first. Only when
+    # they are too few are the rarest words asked for one by one (``plan_terms``).
+    found: dict[Doc, Candidate] = {}
+    every = _all_present(index, query_terms)
+    if len(every) > 1:
+        fewest = min((index.doc_freqs([t.word])[t.word] for t in every if not t.grams), default=0)
+        for c in index.search(every, filters, want, newest=ROWS if fewest > ROWS else 0, every=True):
+            found[c.doc] = c
+    if len(found) < want:
+        newest = ROWS if plan.matches > ROWS else 0
+        for c in index.search(planned, filters, want, newest=newest):
+            found.setdefault(c.doc, c)
+    candidates = list(found.values())
+    if options.recency:
+        ranked = sorted(candidates, key=_order)
+    else:
+        ranked = sorted(candidates, key=lambda c: (c.doc.status == "superseded", -c.relevance))
+    result.hits = [_hit(c, c.relevance, planned) for c in ranked[:limit]]
+    return result
+
+
+def _day(value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value.strip()).isoformat()
+    except ValueError:
+        raise UsageError(f"{value!r} is not a date; use YYYY-MM-DD") from None
+
+
+def _entities(index: RecallIndex, wanted: str | None) -> tuple[str, ...]:
+    """The entities ``wanted`` names: a memory path (``areas/people/sarah``), its tail (``people/sarah``), a slug
+    (``sarah``) or a vault folder (``2 Areas/people/sarah``); the path's last part is enough when unique."""
+    if not wanted:
+        return ()
+    tail = wanted.strip().strip("/").split("/")
+    known = index.entities()
+    for size in range(len(tail), 0, -1):
+        found = tuple(e for e in known if e.split("/")[-size:] == tail[-size:])
+        if found:
+            return found
+    raise UsageError(f"no entity {wanted!r} in the memory")
+
+
+def _order(candidate: Candidate) -> tuple[bool, int, int]:
+    """Current knowledge first: a superseded fact after every hit that is not; then by bm25, the newer of two
+    pieces within ``RECENCY_TIE`` of each other first."""
+    relevance = max(candidate.relevance, 1e-9)
+    band = math.floor(math.log(relevance) / math.log1p(RECENCY_TIE))
+    return (candidate.doc.status == "superseded", -band, -_day_number(candidate.doc.ts))
+
+
+def _day_number(ts: str | None) -> int:
+    try:
+        return date.fromisoformat(ts[:10]).toordinal() if ts else 0
+    except ValueError:
+        return 0
+
+
+SNIPPET = 240
+
+
+def _snippet(text: str, planned: list[Term]) -> str:
+    """The text around the first match, or all of it when short (most facts and bullets are)."""
+    if len(text) <= SNIPPET:
+        return text
+    lower = text.lower()
+    spots = [lower.find(t.word[: max(3, len(t.word) - 2)]) for t in planned]
+    at = min((s for s in spots if s >= 0), default=0)
+    start = max(0, at - SNIPPET // 3)
+    end = min(len(text), start + SNIPPET)
+    return ("…" if start else "") + text[start:end].strip() + ("…" if end < len(text) else "")
+
+
+def _hit(candidate: Candidate, score: float, planned: list[Term]) -> Hit:
+    doc = candidate.doc
+    lines = (doc.first_line, doc.last_line) if doc.first_line and doc.last_line else None
+    return Hit(
+        kind=doc.kind,
+        root=doc.root,
+        path=doc.path,
+        lines=lines if doc.kind != "fact" else None,
+        id=doc.fact_id,
+        entity=doc.entity,
+        status=doc.status,
+        superseded_by=doc.superseded_by,
+        vault_path=doc.vault_path,
+        text=_snippet(doc.body, planned),
+        score=round(score, 4),
+    )
