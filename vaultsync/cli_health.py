@@ -20,6 +20,14 @@ def add_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     janitor.add_argument("--json", action="store_true", help="print one JSON document")
     janitor.add_argument("--today", type=_day, metavar="YYYY-MM-DD", help="the day to judge ages from (default: today)")
 
+    review = sub.add_parser("review", parents=[common], help="check the facts, write the weekly review note")
+    review.add_argument("--json", action="store_true", help="print one JSON document")
+    review.add_argument("--today", type=_day, metavar="YYYY-MM-DD", help="the day to review on (default: today)")
+    review.add_argument("--fix", action="store_true", help="apply the fixes ticked in the review notes")
+    review.add_argument("--regenerate", metavar="ENTITY", help="rewrite this entity's generated summary section")
+    review.add_argument("--all", action="store_true", help="with --regenerate's job: every entity's summary")
+    review.add_argument("--dry-run", action="store_true", help="with --regenerate or --all: show the diff only")
+
 
 def _day(text: str) -> date:
     try:
@@ -34,6 +42,8 @@ def health_command(cfg: Config, args: argparse.Namespace) -> int:
     try:
         if args.command == "janitor":
             return _janitor(cfg, args)
+        if args.command == "review":
+            return _review(cfg, args)
     except LockHeld:
         print("vaultsync: another pass is running (lock held); try again when it ends", file=sys.stderr)
         return ExitCode.LOCKED
@@ -64,4 +74,32 @@ def _janitor(cfg: Config, args: argparse.Namespace) -> int:
         print(f"sync: wrote {result.sync.files_written} file(s)" + (f", commit(s): {commits}" if commits else ""))
         if result.sync.stopped:
             print(f"sync stopped: {result.sync.stopped}")
+    return int(result.exit_code)
+
+
+def _review(cfg: Config, args: argparse.Namespace) -> int:
+    from vaultsync.app import review
+
+    if args.regenerate or args.all:
+        result = review.regenerate(cfg, None if args.all else [args.regenerate], args.today, args.dry_run)
+    elif args.fix:
+        result = review.fix(cfg, args.today)
+    else:
+        result = review.review(cfg, args.today)
+    if args.json:
+        json.dump(result.to_json(), sys.stdout, indent=2, ensure_ascii=False)
+        print()
+        return int(result.exit_code)
+    for finding in result.findings:
+        print(f"{finding.kind}: {finding.entity}: {finding.message}")
+    for line in result.applied:
+        print(f"applied: {line}")
+    for diff in result.diffs:
+        print(diff, end="")
+    for problem in result.problems:
+        print(f"{problem.severity}: {problem.line()}")
+    if result.findings and result.note:
+        print(f"review note: {result.note} (tick the fixes you want, then `vaultsync review --fix`)")
+    elif not (result.applied or result.diffs or result.problems):
+        print("nothing to review" if not (args.fix or args.regenerate or args.all) else "nothing to do")
     return int(result.exit_code)
