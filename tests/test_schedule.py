@@ -134,7 +134,8 @@ def test_two_configs_side_by_side(home: Path, tmp_path: Path, crontab: None) -> 
     assert _vs("schedule", "install", "--config", str(first)).returncode == 0
     assert _vs("schedule", "install", "--every", "2h", "--config", str(second)).returncode == 0
     both = _crontab_l() or ""
-    assert [f.config for f in text.find(both)] == [str(first), str(second)]
+    jobs = [job.name for job in text.JOBS]
+    assert [(f.job, f.config) for f in text.find(both)] == [(j, str(c)) for c in (first, second) for j in jobs]
     assert _vs("schedule", "remove", "--config", str(first)).returncode == 0
     left = _crontab_l() or ""
     assert left == TRICKY + both[both.index(f"# vaultsync schedule sync every=2h {second}") :]
@@ -232,8 +233,11 @@ def test_systemd_units_pass_systemd_analyze(home: Path, tmp_path: Path) -> None:
         and "systemctl --user enable --now vaultsync-sync-" in done.stdout
     )
     units = sorted((home / ".config/systemd/user").iterdir())
-    assert [p.suffix for p in units] == [".service", ".timer"]
-    assert "OnCalendar=*-*-* *:00/15:00\n" in units[1].read_text()
+    assert [p.suffix for p in units] == [".service", ".timer"] * len(text.JOBS)
+    timers = {p.name: p.read_text() for p in units if p.suffix == ".timer"}
+    assert next(t for name, t in timers.items() if "-sync-" in name).count("OnCalendar=*-*-* *:00/15:00\n") == 1
+    assert any("OnCalendar=*-*-* 20:00:00\n" in t for t in timers.values()), "no janitor timer at 20:00"
+    assert any("OnCalendar=Sun *-*-* 03:00:00\n" in t for t in timers.values()), "no review timer on Sunday 03:00"
     runtime = tmp_path / "runtime"
     runtime.mkdir()
     with_runtime = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
@@ -275,13 +279,13 @@ def _block(every: str = "1h") -> list[str]:
 @settings(max_examples=300)
 def test_install_and_remove_round_trip_any_crontab(before: str, after: str, every: str) -> None:
     installed = text.with_entries(before, CONFIG, _block(every))
-    assert installed.startswith(before) and installed.endswith(_block(every)[0])
+    assert installed.startswith(before) and installed.endswith("".join(_block(every)))
     assert text.with_entries(installed, CONFIG, _block(every)) == installed
-    assert [f.config for f in text.find(installed, CONFIG)] == [str(CONFIG)]
+    assert [f.config for f in text.find(installed, CONFIG)] == [str(CONFIG)] * len(text.JOBS)
     assert text.with_entries(installed, CONFIG, []) == before
     edited = installed + after  # lines the user added after ours stay where they are
     assert text.with_entries(edited, CONFIG, []) == before + after
-    assert text.with_entries(edited, CONFIG, _block("15m")) == before + _block("15m")[0] + after
+    assert text.with_entries(edited, CONFIG, _block("15m")) == before + "".join(_block("15m")) + after
 
 
 @given(st.sampled_from([*(f"{m}m" for m in text.MINUTE_STEPS), *(f"{h}h" for h in text.HOUR_STEPS), "1d"]))

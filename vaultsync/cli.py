@@ -58,6 +58,10 @@ def _parser() -> argparse.ArgumentParser:
     actions.add_parser("remove", parents=[common], help="take out this config's entries, crontab and systemd")
     actions.add_parser("status", parents=[common], help="show this config's entries, the next run and the last")
 
+    from vaultsync.cli_health import add_commands
+
+    add_commands(sub, common)
+
     watch = sub.add_parser("watch", parents=[common], help="run a pass shortly after files change, until stopped")
     watch.add_argument("--json", action="store_true", help="print each pass's report as one line of JSON")
 
@@ -81,6 +85,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 TABLE_ROWS = 40
+HEALTH_COMMANDS = ("janitor", "review", "extract")
 
 
 def _print_report(report: Report, terminal: bool) -> None:
@@ -220,6 +225,10 @@ def _run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"vaultsync: {exc}", file=sys.stderr)
         return ExitCode.USAGE
+    if args.command in HEALTH_COMMANDS:
+        from vaultsync.cli_health import health_command
+
+        return health_command(cfg, args)
     if args.command == "watch":
         from vaultsync.watch import watch_command
 

@@ -56,6 +56,39 @@ class Safety:
 
 
 @dataclass(frozen=True)
+class Janitor:
+    """How long tagged MEMORY.md sections live, how long daily notes stay, and the sizes the agent can load.
+
+    The line limits are the conventions of the agent setups (HEARTBEAT.md is read every heartbeat, MEMORY.md every
+    session); ``bootstrap_max_chars`` is the agent's per-file context limit, beyond which it sees a truncated file.
+    """
+
+    p1_days: int = 90
+    p2_days: int = 30
+    keep_daily_days: int = 0  # 0: daily notes stay in memory/ for ever
+    heartbeat_max_lines: int = 50
+    memory_max_lines: int = 500
+    bootstrap_max_chars: int = 20000
+
+
+@dataclass(frozen=True)
+class Review:
+    """Where the weekly review writes its note, which categories hold one active fact at a time, and the optional
+    program that writes a summary from an entity's facts."""
+
+    folder: str = "Reviews"
+    single_valued: tuple[str, ...] = ("role", "employer", "location", "relationship-status")
+    command: str = ""
+
+
+@dataclass(frozen=True)
+class Extract:
+    """The program that proposes facts from new daily-note text (empty: ``vaultsync extract`` has nothing to run)."""
+
+    command: str = ""
+
+
+@dataclass(frozen=True)
 class Config:
     workspace: Path
     life: Path
@@ -63,6 +96,9 @@ class Config:
     layout: Layout = field(default_factory=Layout)
     git: GitSettings = field(default_factory=GitSettings)
     safety: Safety = field(default_factory=Safety)
+    janitor: Janitor = field(default_factory=Janitor)
+    review: Review = field(default_factory=Review)
+    extract: Extract = field(default_factory=Extract)
     source: Path | None = None
 
     @property
@@ -94,6 +130,8 @@ def _section(cls: type[_S], data: object, where: str) -> _S:
         default = getattr(cls(), key)
         if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
+        if isinstance(default, tuple) and isinstance(value, list) and all(isinstance(v, str) for v in value):
+            value = tuple(value)  # TOML has arrays, the frozen config keeps tuples
         if type(value) is not type(default):
             raise ConfigError(f"{where}.{key}: expected {type(default).__name__}, got {value!r}")
         values[key] = value
@@ -107,9 +145,10 @@ def load(path: Path) -> Config:
         raise ConfigError(f"{path}: no config file; create one with `vaultsync init`") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    unknown = sorted(set(raw) - {"paths", "vault", "git", "safety"})
+    tables = ("paths", "vault", "git", "safety", "janitor", "review", "extract")
+    unknown = sorted(set(raw) - set(tables))
     if unknown:
-        raise ConfigError(f"{path}: unknown table(s) {', '.join(unknown)}; expected paths, vault, git, safety")
+        raise ConfigError(f"{path}: unknown table(s) {', '.join(unknown)}; expected {', '.join(tables)}")
     paths = raw.get("paths")
     if not isinstance(paths, dict):
         raise ConfigError(f"{path}: missing [paths] table with workspace, life and vault")
@@ -124,6 +163,10 @@ def load(path: Path) -> Config:
     safety = _section(Safety, raw.get("safety"), f"{path}: [safety]")
     if not 0 <= safety.max_delete_share <= 1:
         raise ConfigError(f"{path}: [safety].max_delete_share must be between 0 and 1")
+    janitor = _section(Janitor, raw.get("janitor"), f"{path}: [janitor]")
+    negative = [f.name for f in fields(janitor) if getattr(janitor, f.name) < 0]
+    if negative:
+        raise ConfigError(f"{path}: [janitor].{negative[0]} must be 0 or more")
     return Config(
         workspace=roots["workspace"],
         life=roots["life"],
@@ -131,6 +174,9 @@ def load(path: Path) -> Config:
         layout=layout,
         git=_section(GitSettings, raw.get("git"), f"{path}: [git]"),
         safety=safety,
+        janitor=janitor,
+        review=_section(Review, raw.get("review"), f"{path}: [review]"),
+        extract=_section(Extract, raw.get("extract"), f"{path}: [extract]"),
         source=path,
     )
 
@@ -144,7 +190,15 @@ def dumps(config: Config) -> str:
     lines = ["# vaultsync configuration; see docs/cli.md", "", "[paths]"]
     for key in ("workspace", "life", "vault"):
         lines.append(f"{key} = {_toml_value(str(getattr(config, key)))}")
-    for title, section in (("vault", config.layout), ("git", config.git), ("safety", config.safety)):
+    sections = (
+        ("vault", config.layout),
+        ("git", config.git),
+        ("safety", config.safety),
+        ("janitor", config.janitor),
+        ("review", config.review),
+        ("extract", config.extract),
+    )
+    for title, section in sections:
         lines += ["", f"[{title}]"]
         lines += [f"{f.name} = {_toml_value(getattr(section, f.name))}" for f in fields(section)]
     return "\n".join(lines) + "\n"

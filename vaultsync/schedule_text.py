@@ -103,9 +103,8 @@ def timing_of(spec: str) -> Timing:
 class Job:
     """One command the schedule runs for a config.
 
-    ``JOBS`` lists them; ``timing`` None means the interval ``schedule install --every`` gives. The janitor
-    and the weekly review get one line each there when their commands exist: the janitor with
-    ``daily(20, 0)``, the review with ``weekly("sun", 3, 0)``, as the agent setups this tool comes from run them.
+    ``JOBS`` lists them; ``timing`` None means the interval ``schedule install --every`` gives. The janitor runs
+    daily at 20:00 and the review on Sundays at 03:00, as the agent setups this tool comes from run them.
     """
 
     name: str
@@ -113,7 +112,11 @@ class Job:
     timing: Timing | None = None
 
 
-JOBS = (Job("sync", ("sync",)),)
+JOBS = (
+    Job("sync", ("sync",)),
+    Job("janitor", ("janitor",), daily(20, 0)),
+    Job("review", ("review",), weekly("sun", 3, 0)),
+)
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,7 @@ from vaultsync.engine.tail import (
 )
 from vaultsync.git.index import blob_id
 from vaultsync.keys import is_fact, is_file, mem_path_of, note_of, rel_of, scope_of
+from vaultsync.memory.sizes import scanned_size_problems
 from vaultsync.memory.tree import MemoryListing, MemoryScan, list_memory, scan_memory_scope
 from vaultsync.model import Change, Problem, Report, Severity
 from vaultsync.names import fold
@@ -142,6 +143,7 @@ def run_batched(setting: Setting, report: Report) -> Report | None:
 
     def read(batch: Batch) -> Read:
         mem = scan_memory_scope(cfg.workspace, cfg.life, *batch.memory)
+        mem.problems += scanned_size_problems(mem.files, cfg.janitor)
         vault = scan_vault_scope(cfg.vault, layout, *batch.vault)
         base = store.load(batch.keys)
         # As the listing paired them, while both ends still are what a move needs (``detect_moves``).

@@ -35,6 +35,7 @@ from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import GitFailed
 from vaultsync.git.secrets import scan_bytes
 from vaultsync.keys import scope_of
+from vaultsync.memory.sizes import scanned_size_problems
 from vaultsync.memory.tree import MemoryListing, MemoryScan, scan_memory_scope
 from vaultsync.model import Change, Problem, Report
 from vaultsync.state.base import UnitRow, unit_rows
@@ -68,6 +69,7 @@ def batches(listing: MemoryListing, size: int) -> Iterator[tuple[list[str], list
 
 def _read(cfg: Config, layout: VaultLayout, today: date, rels: list[str], files: list[str]) -> Read:
     mem = scan_memory_scope(cfg.workspace, cfg.life, rels, files)
+    mem.problems += scanned_size_problems(mem.files, cfg.janitor)
     world = gather(mem, VaultScan(), {}, layout, {}, today)
     decide_all(world)
     return mem, world

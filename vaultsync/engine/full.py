@@ -34,6 +34,7 @@ from vaultsync.engine.tail import (
 )
 from vaultsync.git.index import blob_id
 from vaultsync.keys import is_file, scope_of
+from vaultsync.memory.sizes import scanned_size_problems
 from vaultsync.memory.tree import MemoryScan, list_memory, scan_memory, scan_memory_scope
 from vaultsync.model import Change, Problem, Report
 from vaultsync.state.base import BaseStore
@@ -102,6 +103,7 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
         base = store.load()
         mem = scan_memory(cfg.workspace, cfg.life, layout.reserved_life_dirs())
         vault = scan_vault(cfg.vault, layout)
+    mem.problems += scanned_size_problems(mem.files, cfg.janitor)
     scanned = mem.problems + vault.problems
     if narrowed is not None:
         scanned += standing_unread(cfg, layout, narrowed)

@@ -19,3 +19,6 @@ class PassOptions:
     import_batch: int = 100  # entities a first import reads and writes at a time (0: all at once)
     import_workers: int = 0  # processes a first import in batches forks (0: one per core, up to 4; 1: none)
     full_batch: int = 100  # entities a full pass over a larger memory reads and writes at a time (0: all at once)
+    # What a use case that changed the memory before the pass (the janitor, a review fix) says it did: the
+    # subject of the agent's commit, with the pass's own account of the changes below it.
+    commit_subject: str = ""

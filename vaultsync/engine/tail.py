@@ -207,7 +207,10 @@ def commit_agent(
     """
     cfg = setting.cfg
     agent = Author(cfg.git.agent_name, cfg.git.agent_email)
-    if not commit(repo, cfg.vault, paths, message("memory -> vault", changes, touched), agent, report, checked):
+    text = message("memory -> vault", changes, touched)
+    if setting.options.commit_subject:
+        text = f"{setting.options.commit_subject}\n\n{text}"
+    if not commit(repo, cfg.vault, paths, text, agent, report, checked):
         return False
     if clear:
         setting.files.all_committed()

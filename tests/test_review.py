@@ -1,0 +1,162 @@
+"""The weekly review: the checks as a specification (values in, findings out), and the review note's round trip on
+real files and git (write the note, tick a box as a person would, ``review --fix``, see items.json).
+"""
+
+from __future__ import annotations
+
+import json
+import stat
+from datetime import date
+from pathlib import Path
+
+from helpers_e2e import git
+from helpers_twoway import SARAH, SARAH_DIR, Env
+
+from vaultsync.app.review import fix, regenerate, review
+from vaultsync.core.review import EntityFacts, review_entity
+from vaultsync.core.review_note import BEGIN, END, generated_section, ticked
+from vaultsync.model import ExitCode, Severity
+
+TODAY = date(2026, 12, 1)
+SINGLE = ("role", "employer", "location", "relationship-status")
+
+
+def fact(fid: str, text: str = "", status: str = "active", **extra: object) -> dict[str, object]:
+    return {"id": fid, "fact": text or f"text of {fid}", "status": status, "timestamp": "2026-10-01", **extra}
+
+
+def kinds(facts: list[dict[str, object]], summary: str | None = "# S\n", day: date | None = TODAY) -> list[tuple]:
+    found = review_entity(EntityFacts("areas/people/s", facts, summary, day, {"elsewhere-1"}), TODAY, SINGLE)
+    return [(f.kind, f.ids) for f in found]
+
+
+def test_supersede_chains() -> None:
+    assert kinds([fact("a", status="superseded", supersededBy="zz")]) == [("dangling-superseded-by", ("a", "zz"))]
+    assert kinds([fact("a", status="superseded", supersededBy="elsewhere-1")]) == []  # a fact of another entity
+    assert kinds([fact("a", status="superseded", supersededBy="a newer note")]) == []  # free text stays text
+    assert kinds([fact("a", status="superseded")]) == [("superseded-without-successor", ("a",))]
+    loop = [fact("a", status="superseded", supersededBy="b"), fact("b", status="superseded", supersededBy="a")]
+    assert kinds(loop) == [("superseded-by-cycle", ("a", "b"))]
+    chain = [fact("a", status="superseded", supersededBy="b"), fact("b", status="superseded", supersededBy="c")]
+    assert kinds([*chain, fact("c")]) == []
+    assert kinds([*chain, fact("c", status="rejected")]) == [
+        ("successor-not-active", ("a", "b", "c")),
+        ("successor-not-active", ("b", "c")),
+    ]
+    assert kinds([fact("a", status="superseded", superseded_by="b"), fact("b")]) == []  # either key
+
+
+def test_duplicates_conflicts_and_timestamps() -> None:
+    dup = [
+        fact("a", "Likes  Tea"),
+        fact("b", "likes tea"),
+        fact("c", "likes tea", status="superseded", supersededBy="a"),
+    ]
+    found = review_entity(EntityFacts("e/x", dup, "# X\n", TODAY), TODAY, SINGLE)
+    assert [(f.kind, f.ids) for f in found] == [("duplicate-active", ("a", "b"))]
+    assert [(x.action, x.ids, x.by) for x in found[0].fixes] == [("supersede", ("b",), "a")]
+    roles = [fact("a", category="role", timestamp="2026-01-01"), fact("b", category="role", timestamp="2026-06-01")]
+    found = review_entity(EntityFacts("e/x", roles, "# X\n", TODAY), TODAY, SINGLE)
+    assert [(f.kind, [(x.ids, x.by) for x in f.fixes]) for f in found] == [("conflicting-active", [(("a",), "b")])]
+    assert kinds([fact("a", category="hobby"), fact("b", category="hobby")]) == []
+    assert kinds([fact("a", timestamp="last week"), fact("b", timestamp="2027-01-01")]) == [
+        ("bad-timestamp", ("a",)),
+        ("bad-timestamp", ("b",)),
+    ]
+
+
+def test_summaries() -> None:
+    assert kinds([fact("a")], summary=None) == [("missing-summary", ())]
+    assert kinds([], summary=None) == []
+    assert kinds([fact("a", timestamp="2026-11-30")], day=date(2026, 11, 1)) == [("stale-summary", ())]
+    old = fact("a", "Works at Acme Corp as an engineer", status="superseded", supersededBy="b")
+    quoting = "# S\nShe works at  acme corp as an engineer.\n"
+    assert kinds([old, fact("b")], summary=quoting) == [("stale-summary", ("a",))]
+
+
+def test_generated_section_keeps_the_prose_and_replaces_itself() -> None:
+    facts = [
+        fact("a", "Old role", category="role", timestamp="2026-01-01"),
+        fact("b", "New role", category="role", timestamp="2026-06-01"),
+        fact("c", "Gone", status="superseded", supersededBy="b", category="role"),
+    ]
+    once = generated_section("# Sarah\n\nHand-written prose.\n", facts)
+    assert once.startswith("# Sarah\n\nHand-written prose.\n\n" + BEGIN)
+    assert once.index("New role") < once.index("Old role") and "Gone" not in once and once.endswith(END + "\n")
+    assert generated_section(once, facts) == once
+    assert generated_section(once + "\nAfter.\n", facts[:1]).endswith(END + "\n\nAfter.\n")
+
+
+def test_review_note_round_trip(env: Env) -> None:
+    _write_facts(env)
+    result = review(env.cfg, TODAY)
+    assert result.exit_code is ExitCode.CONFLICTS
+    assert ("duplicate-active", SARAH, ("sarah-chen-001", "sarah-chen-090")) in [
+        (f.kind, f.entity, f.ids) for f in result.findings
+    ]
+    note = env.vault / "Reviews/2026-W49.md"
+    text = note.read_text()
+    task = next(line for line in text.splitlines() if "- [ ] supersede" in line and "sarah-chen-090" in line)
+    assert f"[[{SARAH_DIR}/facts/sarah-chen-090|sarah-chen-090]]" in task
+    assert git(env.vault, "log", "-1", "--format=%s").startswith("review: Reviews/2026-W49.md")
+    before = env.items_path(SARAH).read_bytes()
+    assert fix(env.cfg, TODAY).applied == []  # nothing ticked: nothing applied
+    assert env.items_path(SARAH).read_bytes() == before
+    note.write_text(text.replace(task, task.replace("- [ ]", "- [x]")))  # the person ticks one box
+    done = fix(env.cfg, TODAY)
+    assert done.applied == [f"{SARAH}: sarah-chen-090 superseded by sarah-chen-001"]
+    assert env.fact(SARAH, "sarah-chen-090")["status"] == "superseded"
+    assert env.fact(SARAH, "sarah-chen-090")["supersededBy"] == "sarah-chen-001"
+    assert env.fact(SARAH, "sarah-chen-001")["status"] == "active"
+    assert env.items_path(SARAH).read_bytes().startswith(before[:200])  # edited in place, in the file's style
+    assert "(applied 2026-12-01)" in note.read_text() and ticked(note.read_text()) == []
+    vault_note = env.vault / SARAH_DIR / "facts/sarah-chen-090.md"
+    assert "status: superseded" in vault_note.read_text()
+    assert fix(env.cfg, TODAY).applied == []  # applied once, not twice
+
+
+def test_a_note_edited_into_nonsense_changes_nothing(env: Env) -> None:
+    _write_facts(env)
+    review(env.cfg, TODAY)
+    note = env.vault / "Reviews/2026-W49.md"
+    lines = note.read_text().splitlines()
+    n = next(i for i, line in enumerate(lines) if "- [ ] supersede" in line)
+    lines[n] = lines[n].replace("- [ ]", "- [x]").replace("vaultsync-fix: supersede", "vaultsync-fix: explode")
+    note.write_text("\n".join(lines) + "\n")
+    before = env.items_path(SARAH).read_bytes()
+    result = fix(env.cfg, TODAY)
+    assert [p.message.split(":")[0] for p in result.problems if p.severity is Severity.ERROR] == [f"line {n + 1}"]
+    assert result.exit_code is ExitCode.SKIPPED_INPUT
+    assert env.items_path(SARAH).read_bytes() == before
+
+
+def test_regenerate_and_an_external_summariser(env: Env, tmp_path: Path) -> None:
+    summary = env.life / SARAH / "summary.md"
+    prose = summary.read_text()
+    dry = regenerate(env.cfg, [SARAH], TODAY, dry_run=True)
+    assert dry.diffs and BEGIN in dry.diffs[0] and summary.read_text() == prose
+    regenerate(env.cfg, [SARAH], TODAY)
+    assert summary.read_text().startswith(prose) and BEGIN in summary.read_text()
+    assert BEGIN in (env.vault / SARAH_DIR / "sarah-chen.md").read_text()
+    script = tmp_path / "summarise.py"
+    script.write_text(
+        "import json, sys\nd = json.load(sys.stdin)\nprint('# ' + d['entity'] + ' from', len(d['facts']))\n"
+    )
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    env.cfg = env.cfg.__class__(**{**env.cfg.__dict__, "review": env.cfg.review.__class__(command=f"python3 {script}")})
+    regenerate(env.cfg, [SARAH], TODAY)
+    assert summary.read_text().startswith(f"# {SARAH} from ")
+    failing = env.cfg.review.__class__(command="python3 -c 'import sys; sys.exit(3)'")
+    env.cfg = env.cfg.__class__(**{**env.cfg.__dict__, "review": failing})
+    before = summary.read_bytes()
+    result = regenerate(env.cfg, [SARAH], TODAY)
+    assert summary.read_bytes() == before and "exit 3" in result.problems[0].message
+
+
+def _write_facts(env: Env) -> None:
+    """Sarah gains a duplicate of her first fact, as an agent that forgot it knew it would write it."""
+    doc = json.loads(env.items_path(SARAH).read_bytes())
+    first = doc[0]
+    doc.append({**first, "id": "sarah-chen-090", "fact": first["fact"].upper(), "timestamp": "2026-11-01"})
+    env.items_path(SARAH).write_text(json.dumps(doc, indent=2) + "\n")
+    env.sync()

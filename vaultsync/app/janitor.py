@@ -1,0 +1,203 @@
+"""The janitor use case: move expired MEMORY.md sections and old daily notes into ``memory/archive/``, then run a
+pass so the vault and git follow in the same command.
+
+The moves happen under the run lock, so no pass reads MEMORY.md half-archived; the pass after them takes the
+lock again and commits the result as the agent, its subject naming the janitor and the sections. Nothing is
+deleted: the archive is written (and re-read) before MEMORY.md loses a line, and a MEMORY.md that changed
+since it was read is left as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+from vaultsync.app.sync import PassOptions, sync
+from vaultsync.config import Config
+from vaultsync.fs import FileChanged, atomic_write, read_or_none, remove_checked, run_lock, settle
+from vaultsync.memory.archive import (
+    ARCHIVE_DIR,
+    DAILY_ARCHIVE_DIR,
+    append_sections,
+    archive_name,
+    without_sections,
+)
+from vaultsync.memory.sections import Section, SectionsError, due, expired, holds_p0, parse_sections, split_lines
+from vaultsync.memory.sizes import BOOTSTRAP_FILES, size_problems
+from vaultsync.model import ExitCode, Problem, Report, Severity
+from vaultsync.names import daily_date
+from vaultsync.state.files import StateFiles
+
+__all__ = ["ArchivedSection", "JanitorResult", "janitor"]
+
+
+@dataclass(frozen=True)
+class ArchivedSection:
+    title: str
+    priority: int
+    tagged_on: str
+    lines: tuple[int, int]  # 1-based, inclusive, as MEMORY.md numbered them before the run
+    archive: str  # workspace-relative path of the archive file
+
+
+@dataclass
+class JanitorResult:
+    dry_run: bool
+    sections: list[ArchivedSection] = field(default_factory=list)
+    daily: list[tuple[str, str]] = field(default_factory=list)  # (from, to), workspace-relative
+    problems: list[Problem] = field(default_factory=list)
+    sync: Report | None = None  # the pass that followed, when anything moved
+
+    @property
+    def exit_code(self) -> ExitCode:
+        if self.sync is not None and self.sync.exit_code is not ExitCode.CLEAN:
+            return self.sync.exit_code
+        if any(p.severity is Severity.ERROR for p in self.problems):
+            return ExitCode.SKIPPED_INPUT
+        return ExitCode.CLEAN
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "dry_run": self.dry_run,
+            "exit_code": int(self.exit_code),
+            "sections": [
+                {"title": s.title, "priority": f"P{s.priority}", "date": s.tagged_on, "lines": list(s.lines)}
+                | {"archive": s.archive}
+                for s in self.sections
+            ],
+            "daily_notes": [{"from": a, "to": b} for a, b in self.daily],
+            "problems": [{"path": p.path, "message": p.message, "severity": str(p.severity)} for p in self.problems],
+            "sync": self.sync.to_json() if self.sync is not None else None,
+        }
+
+
+def janitor(cfg: Config, dry_run: bool = False, today: date | None = None) -> JanitorResult:
+    """Archive what is due, say what is too big, then (when anything moved) run a pass that commits it.
+
+    Raises ``LockHeld`` when a pass holds the lock.
+    """
+    today = today or date.today()
+    result = JanitorResult(dry_run)
+    if not cfg.workspace.is_dir() or not cfg.vault.is_dir():
+        result.problems.append(Problem(str(cfg.workspace), "the workspace or the vault folder is missing"))
+        return result
+    with run_lock(StateFiles(cfg.state_dir).lock):
+        _sections(cfg, today, result)
+        _daily_notes(cfg, today, result)
+        for name in BOOTSTRAP_FILES:
+            raw = read_or_none(cfg.workspace / name)
+            if raw is not None:
+                result.problems += size_problems(cfg.workspace / name, raw, cfg.janitor)
+    if dry_run or not (result.sections or result.daily):
+        return result
+    options = PassOptions(today=today, commit_subject=_subject(result), confirm_deletes=bool(result.daily))
+    result.sync = sync(cfg, options, kind="janitor")
+    said = {(p.path, p.message) for p in result.problems}
+    result.problems += [p for p in result.sync.problems if (p.path, p.message) not in said]
+    return result
+
+
+def _subject(result: JanitorResult) -> str:
+    """``janitor: archived 2 sections from MEMORY.md (P2 Espresso, P1 X Timeline Scraping)``, and the notes."""
+    parts = []
+    if result.sections:
+        n = len(result.sections)
+        titles = ", ".join(f"P{s.priority} {s.title}" for s in result.sections)
+        parts.append(f"archived {n} section{'s' if n > 1 else ''} from MEMORY.md ({titles})")
+    if result.daily:
+        n = len(result.daily)
+        parts.append(f"archived {n} daily note{'s' if n > 1 else ''}")
+    return "janitor: " + "; ".join(parts)
+
+
+def _sections(cfg: Config, today: date, result: JanitorResult) -> None:
+    path = cfg.workspace / "MEMORY.md"
+    raw = read_or_none(path)
+    if raw is None:
+        return
+    try:
+        sections = parse_sections(raw)
+    except SectionsError as exc:
+        result.problems.append(Problem(str(path), f"{exc}; nothing archived"))
+        return
+    j = cfg.janitor
+    for section in sections:
+        where = f"line {section.start + 1}: "
+        if section.date_problem:
+            message = f"{where}section {section.title!r} has {section.date_problem}; not archived"
+            result.problems.append(Problem(str(path), message, Severity.WARNING))
+        elif due(section, today, j.p1_days, j.p2_days) and holds_p0(sections, section):
+            message = f"{where}section {section.title!r} is due but holds a [P0] section; not archived"
+            result.problems.append(Problem(str(path), message, Severity.WARNING))
+    moved = expired(sections, today, j.p1_days, j.p2_days)
+    if not moved:
+        return
+    rel = f"{ARCHIVE_DIR}/{archive_name(today)}"
+    result.sections = [_archived(s, rel) for s in moved]
+    if result.dry_run:
+        return
+    lines = split_lines(raw)
+    target = cfg.workspace / rel
+    before = read_or_none(target)
+    after = append_sections(before, lines, moved, today, j.p1_days, j.p2_days)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        atomic_write(target, after, before)
+    except FileChanged:
+        result.sections = []
+        result.problems.append(Problem(str(target), "changed while the janitor wrote it; nothing archived"))
+        return
+    try:
+        atomic_write(path, without_sections(lines, moved), raw)
+    except FileChanged:
+        # The agent wrote MEMORY.md meanwhile: it keeps every section, so take back what the archive gained.
+        if before is not None:
+            atomic_write(target, before, after)
+        else:
+            remove_checked(target, after)
+        result.sections = []
+        result.problems.append(Problem(str(path), "changed while the janitor read it; nothing archived, run again"))
+
+
+def _archived(section: Section, archive: str) -> ArchivedSection:
+    when = section.tagged_on.isoformat() if section.tagged_on else ""
+    return ArchivedSection(section.title, section.priority or 0, when, (section.start + 1, section.end), archive)
+
+
+def _daily_notes(cfg: Config, today: date, result: JanitorResult) -> None:
+    """Move daily notes older than ``keep_daily_days`` to ``memory/archive/daily/``, keeping their names."""
+    keep = cfg.janitor.keep_daily_days
+    folder = cfg.workspace / "memory"
+    if not keep or not folder.is_dir():
+        return
+    oldest = today - timedelta(days=keep)
+    for path in sorted(folder.iterdir()):
+        day = daily_date(path.name) if path.suffix == ".md" else None
+        if day is None or day >= oldest or path.is_symlink() or not path.is_file():
+            continue
+        rel, to_rel = f"memory/{path.name}", f"{DAILY_ARCHIVE_DIR}/{path.name}"
+        if not result.dry_run and not _move(path, cfg.workspace / to_rel, result):
+            continue
+        result.daily.append((rel, to_rel))
+
+
+def _move(source: Path, target: Path, result: JanitorResult) -> bool:
+    """Copy, then delete the original only if it still holds what was copied; False (reported) when not moved."""
+    raw = source.read_bytes()
+    existing = read_or_none(target)
+    if existing is not None and existing != raw:
+        result.problems.append(Problem(str(target), f"already holds another version of {source.name}; not moved"))
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        if existing is None:
+            atomic_write(target, raw, None)
+        replaced = remove_checked(source, raw)
+        if replaced:
+            settle(replaced)
+    except FileChanged:
+        result.problems.append(Problem(str(source), "changed while the janitor moved it; kept where it was"))
+        return False
+    return True

@@ -1,0 +1,252 @@
+"""The weekly review use case: find what is inconsistent in the knowledge graph, write it into a review note the
+person ticks in Obsidian, apply exactly the ticked fixes, and regenerate summaries from the active facts.
+
+The checks are pure (``core/review.py``), the note's text too (``core/review_note.py``); fixes go through the
+memory write path (``app/memory.py``: lock, compare-and-swap edit of items.json in its own style, then a pass).
+The review note is the person's to tick, so it is written only while it holds no ticked fix not yet applied.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import shlex
+import subprocess
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from vaultsync.app.memory import MemoryEditError, edit_facts, write_summary
+from vaultsync.config import Config
+from vaultsync.core.review import EntityFacts, Finding, review_entity
+from vaultsync.core.review_note import ReviewNoteError, generated_section, mark_applied, review_note, ticked, week_of
+from vaultsync.fs import FileChanged, atomic_write, read_or_none, run_lock
+from vaultsync.git.repo import VaultRepo
+from vaultsync.git.run import Author, GitFailed, NotARepository
+from vaultsync.memory.tree import MemEntity, scan_memory
+from vaultsync.model import ExitCode, Problem, Severity
+from vaultsync.state.files import StateFiles
+from vaultsync.vault.layout import VaultLayout, slug_of
+
+__all__ = ["ReviewResult", "fix", "regenerate", "review"]
+
+
+@dataclass
+class ReviewResult:
+    findings: list[Finding] = field(default_factory=list)
+    note: str = ""  # vault-relative path of the review note written or read
+    applied: list[str] = field(default_factory=list)  # what --fix or --regenerate did, one line each
+    diffs: list[str] = field(default_factory=list)  # --regenerate --dry-run: what would change
+    problems: list[Problem] = field(default_factory=list)
+    commits: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        if any(p.severity is Severity.ERROR for p in self.problems):
+            return ExitCode.SKIPPED_INPUT
+        return ExitCode.CONFLICTS if self.findings else ExitCode.CLEAN
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "exit_code": int(self.exit_code),
+            "note": self.note or None,
+            "findings": [f.to_json() for f in self.findings],
+            "applied": self.applied,
+            "diffs": self.diffs,
+            "problems": [{"path": p.path, "message": p.message, "severity": str(p.severity)} for p in self.problems],
+            "commits": self.commits,
+        }
+
+
+def review(cfg: Config, today: date | None = None, write_note: bool = True) -> ReviewResult:
+    """Check every entity and write this week's review note (unless a ticked fix in it still waits)."""
+    today = today or date.today()
+    result = ReviewResult()
+    entities = _scan(cfg, result)
+    known = {str(f.get("id")) for e in entities.values() for _, f in e.facts if isinstance(f, dict) and "id" in f}
+    for rel in sorted(entities):
+        entity = entities[rel]
+        day = _mtime_day(entity.folder / "summary.md") if entity.summary else None
+        facts = [f for _, f in entity.facts]
+        summary = entity.summary.content.body if entity.summary else None
+        found = review_entity(EntityFacts(rel, facts, summary, day, known), today, cfg.review.single_valued)
+        result.findings += found
+    result.note = f"{cfg.review.folder}/{week_of(today)}.md"
+    if write_note:
+        _write_note(cfg, result)
+    return result
+
+
+def _scan(cfg: Config, result: ReviewResult) -> dict[str, MemEntity]:
+    scan = scan_memory(cfg.workspace, cfg.life, VaultLayout(cfg.layout).reserved_life_dirs())
+    result.problems += [p for p in scan.problems if p.severity is Severity.ERROR]
+    return scan.entities
+
+
+def _mtime_day(path: Path) -> date | None:
+    try:
+        return date.fromtimestamp(path.stat().st_mtime)
+    except OSError:
+        return None
+
+
+def _write_note(cfg: Config, result: ReviewResult) -> None:
+    layout = VaultLayout(cfg.layout)
+
+    def link(rel: str, fid: str) -> str:
+        return f"[[{layout.fact_note(rel, fid).removesuffix('.md')}|{fid}]]"
+
+    def entity_link(rel: str) -> str:
+        return f"[[{layout.entity_note(rel).removesuffix('.md')}|{slug_of(rel)}]]"
+
+    path = cfg.vault / result.note
+    text = review_note(result.note.rsplit("/", 1)[-1].removesuffix(".md"), result.findings, link, entity_link)
+    with run_lock(StateFiles(cfg.state_dir).lock):
+        old = read_or_none(path)
+        if old is not None:
+            try:
+                waiting = ticked(old.decode("utf-8", "replace"))
+            except ReviewNoteError:
+                waiting = [None]
+            if waiting:
+                message = "holds ticked fixes not applied yet; run `vaultsync review --fix` first; note left as it is"
+                result.problems.append(Problem(str(path), message, Severity.WARNING))
+                return
+        if old == text.encode():
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, text.encode(), old)
+    _commit(cfg, [result.note], f"review: {result.note} ({len(result.findings)} finding(s))", result)
+
+
+def _commit(cfg: Config, paths: list[str], subject: str, result: ReviewResult) -> None:
+    """The review note is the person's note, outside what a pass commits: the review commits it as the agent."""
+    try:
+        sha = VaultRepo(cfg.vault).commit(paths, subject, Author(cfg.git.agent_name, cfg.git.agent_email))
+    except (GitFailed, NotARepository) as exc:
+        result.problems.append(Problem(str(cfg.vault), f"could not commit {', '.join(paths)}: {exc}", Severity.WARNING))
+        return
+    if sha:
+        result.commits.append(sha)
+
+
+def fix(cfg: Config, today: date | None = None) -> ReviewResult:
+    """Apply exactly the ticked fixes of every review note, then mark each task applied in its note."""
+    today = today or date.today()
+    result = ReviewResult()
+    folder = cfg.vault / cfg.review.folder
+    notes = sorted(folder.glob("*.md")) if folder.is_dir() else []
+    plans = []
+    for note in notes:
+        raw = note.read_bytes()
+        try:
+            tasks = ticked(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ReviewNoteError) as exc:
+            result.problems.append(Problem(str(note), f"{exc}; no fix applied"))
+            return result
+        if tasks:
+            plans.append((note, raw, tasks))
+    entities = _scan(cfg, result) if plans else {}
+    edits: dict[str, dict[str, dict[str, Any]]] = {}
+    regen: list[str] = []
+    for note, _, tasks in plans:
+        for task in tasks:
+            entity = entities.get(task.entity)
+            if entity is None:
+                result.problems.append(Problem(str(note), f"line {task.line + 1}: no entity {task.entity}"))
+                return result
+            if task.fix.action == "regenerate":
+                regen.append(task.entity)
+                continue
+            old, by = task.fix.ids[0], task.fix.by
+            ids = {str(f.get("id")): f for _, f in entity.facts if isinstance(f, dict)}
+            if old not in ids or by not in ids:
+                message = f"line {task.line + 1}: {task.entity} has no fact {old if old not in ids else by}"
+                result.problems.append(Problem(str(note), message + "; no fix applied"))
+                return result
+            key = "superseded_by" if "superseded_by" in ids[old] else "supersededBy"
+            edits.setdefault(task.entity, {})[old] = {"status": "superseded", key: by}
+            result.applied.append(f"{task.entity}: {old} superseded by {by}")
+    try:
+        if edits:
+            subject = f"review: {'; '.join(result.applied)}"
+            done = edit_facts(cfg, edits, subject if len(subject) <= 100 else "review: ticked fixes applied", today)
+            result.commits += done.sync.commits if done.sync else []
+        for rel in dict.fromkeys(regen):
+            result.commits += _regenerate_one(cfg, entities[rel], today, False, result)
+    except MemoryEditError as exc:
+        result.problems.append(Problem(str(cfg.life), str(exc)))
+        return result
+    _mark(cfg, plans, today, result)
+    return result
+
+
+def _mark(cfg: Config, plans: list[Any], today: date, result: ReviewResult) -> None:
+    written = []
+    for note, raw, tasks in plans:
+        text = raw.decode("utf-8")
+        newline = "\r\n" if "\r\n" in text else "\n"
+        try:
+            atomic_write(note, mark_applied(text, [t.line for t in tasks], today, newline).encode(), raw)
+        except FileChanged:
+            result.problems.append(Problem(str(note), "changed meanwhile; applied fixes not marked", Severity.WARNING))
+            continue
+        written.append(note.relative_to(cfg.vault).as_posix())
+    if written:
+        _commit(cfg, written, "review: marked the applied fixes", result)
+
+
+def regenerate(cfg: Config, rels: list[str] | None, today: date | None = None, dry_run: bool = False) -> ReviewResult:
+    """Rewrite the generated section of summary.md (or, with ``[review] command``, the whole summary) of the
+    entities ``rels`` (None: every entity)."""
+    today = today or date.today()
+    result = ReviewResult()
+    entities = _scan(cfg, result)
+    for rel in rels if rels is not None else sorted(entities):
+        if rel not in entities:
+            result.problems.append(Problem(str(cfg.life / rel), "no such entity"))
+            continue
+        try:
+            result.commits += _regenerate_one(cfg, entities[rel], today, dry_run, result)
+        except MemoryEditError as exc:
+            result.problems.append(Problem(str(cfg.life / rel), str(exc)))
+    return result
+
+
+def _regenerate_one(cfg: Config, entity: MemEntity, today: date, dry_run: bool, result: ReviewResult) -> list[str]:
+    old_raw = entity.summary.raw if entity.summary else None
+    old = old_raw.decode("utf-8") if old_raw is not None else f"# {slug_of(entity.rel)}\n"
+    facts = [f for _, f in entity.facts if isinstance(f, dict)]
+    if cfg.review.command:
+        new = _external(cfg, entity.rel, old, facts, result)
+        if new is None:
+            return []
+    else:
+        new = generated_section(old, facts, "\r\n" if "\r\n" in old else "\n")
+    if new == (old if old_raw is not None else None):
+        return []
+    if dry_run:
+        diff = difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{entity.rel}/summary.md", "b/...")
+        result.diffs.append("".join(diff))
+        return []
+    result.applied.append(f"{entity.rel}: summary regenerated")
+    done = write_summary(cfg, entity.rel, new, old_raw, f"review: regenerated the summary of {entity.rel}", today)
+    return done.sync.commits if done.sync else []
+
+
+def _external(cfg: Config, rel: str, summary: str, facts: list[Any], result: ReviewResult) -> str | None:
+    """The summary an external program writes from JSON on stdin; None (reported) when it fails or says nothing."""
+    payload = json.dumps({"entity": rel, "summary": summary, "facts": facts}, ensure_ascii=False)
+    try:
+        done = subprocess.run(
+            shlex.split(cfg.review.command), input=payload, capture_output=True, text=True, timeout=300, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        result.problems.append(Problem(cfg.review.command, f"could not run: {exc}; {rel} unchanged", Severity.WARNING))
+        return None
+    if done.returncode != 0 or not done.stdout.strip():
+        why = f"exit {done.returncode}" if done.returncode else "an empty answer"
+        result.problems.append(Problem(cfg.review.command, f"{why}; {rel} unchanged", Severity.WARNING))
+        return None
+    return done.stdout if done.stdout.endswith("\n") else done.stdout + "\n"
