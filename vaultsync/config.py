@@ -56,6 +56,15 @@ class Safety:
 
 
 @dataclass(frozen=True)
+class RemoteSettings:
+    """The git remote a pass meets other devices through. Its URL lives in the vault repository's own git config
+    (``git remote get-url``), where git's credential helpers and SSH keys already apply: vaultsync keeps none."""
+
+    name: str = "origin"
+    branch: str = "main"
+
+
+@dataclass(frozen=True)
 class Config:
     workspace: Path
     life: Path
@@ -63,6 +72,7 @@ class Config:
     layout: Layout = field(default_factory=Layout)
     git: GitSettings = field(default_factory=GitSettings)
     safety: Safety = field(default_factory=Safety)
+    remote: RemoteSettings | None = None  # None: no [remote] table, so a pass neither fetches nor pushes
     source: Path | None = None
 
     @property
@@ -107,9 +117,9 @@ def load(path: Path) -> Config:
         raise ConfigError(f"{path}: no config file; create one with `vaultsync init`") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    unknown = sorted(set(raw) - {"paths", "vault", "git", "safety"})
+    unknown = sorted(set(raw) - {"paths", "vault", "git", "safety", "remote"})
     if unknown:
-        raise ConfigError(f"{path}: unknown table(s) {', '.join(unknown)}; expected paths, vault, git, safety")
+        raise ConfigError(f"{path}: unknown table(s) {', '.join(unknown)}; expected paths, vault, git, safety, remote")
     paths = raw.get("paths")
     if not isinstance(paths, dict):
         raise ConfigError(f"{path}: missing [paths] table with workspace, life and vault")
@@ -124,6 +134,12 @@ def load(path: Path) -> Config:
     safety = _section(Safety, raw.get("safety"), f"{path}: [safety]")
     if not 0 <= safety.max_delete_share <= 1:
         raise ConfigError(f"{path}: [safety].max_delete_share must be between 0 and 1")
+    remote = None
+    if "remote" in raw:
+        remote = _section(RemoteSettings, raw["remote"], f"{path}: [remote]")
+        for key in ("name", "branch"):
+            if not _ref_safe(getattr(remote, key)):
+                raise ConfigError(f"{path}: [remote].{key} must be a plain git name, got {getattr(remote, key)!r}")
     return Config(
         workspace=roots["workspace"],
         life=roots["life"],
@@ -131,7 +147,18 @@ def load(path: Path) -> Config:
         layout=layout,
         git=_section(GitSettings, raw.get("git"), f"{path}: [git]"),
         safety=safety,
+        remote=remote,
         source=path,
+    )
+
+
+def _ref_safe(name: str) -> bool:
+    """A remote or branch name git accepts and that cannot be read as an option or a path trick."""
+    return (
+        bool(name)
+        and not name.startswith(("-", "/"))
+        and ".." not in name
+        and not any(c in name for c in " ~^:?*[\\\t\n")
     )
 
 
@@ -147,4 +174,7 @@ def dumps(config: Config) -> str:
     for title, section in (("vault", config.layout), ("git", config.git), ("safety", config.safety)):
         lines += ["", f"[{title}]"]
         lines += [f"{f.name} = {_toml_value(getattr(section, f.name))}" for f in fields(section)]
+    if config.remote is not None:
+        lines += ["", "[remote]"]
+        lines += [f"{f.name} = {_toml_value(getattr(config.remote, f.name))}" for f in fields(config.remote)]
     return "\n".join(lines) + "\n"
