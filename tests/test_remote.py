@@ -7,11 +7,15 @@ laptop's (plain git commits as obsidian-git makes them, pulled with merge or reb
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from helpers_remote import PERSON, git, meet
-from helpers_twoway import SARAH, SARAH_DIR, Env, body_of, set_body
+from helpers_twoway import EXAMPLE, SARAH, SARAH_DIR, Env, body_of, isolate_git, set_body
 
 from vaultsync import config as configmod
 from vaultsync.app.sync import status
@@ -202,3 +206,56 @@ def test_a_secret_in_a_commit_another_tool_made_holds_the_push_back(env: Env, tm
     held = [p for p in report.problems if "a secret held the push back" in p.message]
     assert held and held[0].path == "scratch.md" and token not in held[0].message
     assert report.remote and "secret" in report.remote.why
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "vaultsync.cli", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_init_remote_pushes_on_the_first_pass_and_init_clone_joins_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    isolate_git(monkeypatch.setenv, tmp_path / "git-env")
+    shutil.copytree(EXAMPLE, tmp_path / "mem")
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    roots = ["--workspace", str(tmp_path / "mem" / "workspace"), "--life", str(tmp_path / "mem" / "life")]
+    config = tmp_path / "server.toml"
+    made = _cli("init", *roots, "--vault", str(tmp_path / "vault"), "--remote", str(bare), "--config", str(config))
+    assert made.returncode == 0 and "added the remote origin" in made.stdout, made.stderr
+    assert '[remote]\nname = "origin"\nbranch = "main"' in config.read_text(encoding="utf-8")
+    first = _cli("sync", "--config", str(config))
+    assert first.returncode == 0 and "remote origin/main: 0 ahead, 0 behind (pushed)" in first.stdout, first
+    assert git(bare, "rev-parse", "main") == git(tmp_path / "vault", "rev-parse", "HEAD")
+
+    shutil.copytree(EXAMPLE, tmp_path / "mem2")
+    roots2 = ["--workspace", str(tmp_path / "mem2" / "workspace"), "--life", str(tmp_path / "mem2" / "life")]
+    config2 = tmp_path / "second.toml"
+    joined = _cli("init", *roots2, "--vault", str(tmp_path / "vault2"), "--clone", str(bare), "--config", str(config2))
+    assert joined.returncode == 0 and "cloned the vault" in joined.stdout, joined.stderr
+    assert (tmp_path / "vault2" / SARAH_DIR / "sarah-chen.md").is_file()
+    assert _cli("sync", "--config", str(config2)).returncode == 0
+    refused = _cli(
+        "init", *roots2, "--vault", str(tmp_path / "vault2"), "--clone", str(bare), "--config", str(tmp_path / "x.toml")
+    )
+    assert refused.returncode == ExitCode.USAGE and "missing or empty" in refused.stderr
+
+    # The remote goes away: the pass commits, exits 6, and status says what waits since when.
+    bare.rename(tmp_path / "away.git")
+    (tmp_path / "mem" / "workspace" / "HEARTBEAT.md").write_text("- check the printer\n", encoding="utf-8")
+    offline = _cli("sync", "--config", str(config))
+    assert offline.returncode == ExitCode.NOT_PUSHED and "waiting to push since" in offline.stdout, offline
+    looked = _cli("status", "--config", str(config))
+    assert looked.returncode == ExitCode.NOT_PUSHED
+    assert "remote origin/main: 1 commit ahead, waiting to push since" in looked.stdout, looked.stdout
+
+
+def test_a_password_in_the_remote_s_url_never_reaches_the_output(env: Env, tmp_path: Path) -> None:
+    git(env.vault, "remote", "add", "origin", "http://nora:hunter2secret@127.0.0.1:9/memory.git")
+    env.config_path.write_text(env.config_path.read_text(encoding="utf-8") + '\n[remote]\nname = "origin"\n')
+    env.cfg = configmod.load(env.config_path)
+    env.agent_edit(SARAH, lambda facts: facts.append({**facts[0], "id": "sarah-chen-094", "fact": "Sarah runs"}))
+    done = _cli("sync", "--json", "--config", str(env.config_path))
+    assert done.returncode == ExitCode.NOT_PUSHED, done.stdout + done.stderr
+    assert "hunter2secret" not in done.stdout + done.stderr
+    assert json.loads(done.stdout)["remote"]["waiting_since"]
