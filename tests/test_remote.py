@@ -259,3 +259,23 @@ def test_a_password_in_the_remote_s_url_never_reaches_the_output(env: Env, tmp_p
     assert done.returncode == ExitCode.NOT_PUSHED, done.stdout + done.stderr
     assert "hunter2secret" not in done.stdout + done.stderr
     assert json.loads(done.stdout)["remote"]["waiting_since"]
+
+
+def test_a_note_edited_on_the_server_and_on_the_laptop_keeps_both(env: Env, tmp_path: Path) -> None:
+    """The server's note has an edit not yet committed when the laptop's change to it comes in: the work tree
+    keeps the server's edit, and the laptop's version is kept beside it, committed and pushed."""
+    m = meet(env, tmp_path)
+    laptop_text, server_text = "Sarah Chen chairs the board from March", "Sarah Chen chairs the board from April"
+    set_body(m.laptop.note(f"{SARAH_DIR}/facts/sarah-chen-004.md"), laptop_text + "\n")
+    m.laptop.backup()
+    set_body(env.vault / SARAH_DIR / "facts" / "sarah-chen-004.md", server_text + "\n")
+
+    report = m.pass_()
+
+    assert report.exit_code == ExitCode.CONFLICTS, report.to_json()
+    assert env.fact(SARAH, "sarah-chen-004")["fact"] == server_text
+    kept = [c for c in report.conflicts if c.key == f"git:{SARAH_DIR}/facts/sarah-chen-004.md"]
+    assert len(kept) == 1 and laptop_text in (env.vault / kept[0].copy_path).read_text(encoding="utf-8")
+    assert m.server_clean() == [] and m.remote_head() == env.head()
+    m.laptop.sync()
+    assert (m.laptop.root / kept[0].copy_path).is_file()

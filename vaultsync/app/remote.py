@@ -16,6 +16,7 @@ about to leave, including commits other tools made: a secret holds the whole pus
 
 from __future__ import annotations
 
+from contextlib import suppress
 from datetime import datetime
 from pathlib import PurePosixPath
 
@@ -171,15 +172,22 @@ class RemoteRound:
         keep = [self.cfg.vault / folder for folder in (*layout.para_folders().values(), layout.daily)]
         followed = follow(self.remote.git, old, new, keep)
         stamp = self.options.now().strftime("%Y%m%d-%H%M%S")
+        copies = []
         for path, data in followed.kept.items():
             copy = copy_name(path, stamp)
             try:
                 atomic_write(self.cfg.vault / copy, data, None)
             except (FileChanged, OSError):
                 continue  # a copy of that name is already there: a resumed update wrote it
+            copies.append(copy)
             self.found.conflicts.append(
                 Conflict(f"git:{path}", path, f"edited here while {self.remote.label} changed it", copy)
             )
+        if copies:  # committed, so that the push carries them to the device whose version they hold
+            message = f"vaultsync: keep {self.remote.label}'s version of files edited here meanwhile"
+            sha = VaultRepo(self.cfg.vault).commit(copies, message, self.agent)
+            if sha:
+                self.found.commits.append(sha)
 
     # -- after the pass -------------------------------------------------------------------------------------
     def after(self, report: Report) -> None:
@@ -188,7 +196,10 @@ class RemoteRound:
             if self.unreached:
                 self._wait(self.unreached)
             else:
-                self._push(report)
+                try:
+                    self._push(report)
+                except (GitFailed, Unreachable) as exc:
+                    self._wait(str(exc))
         report.conflicts[:0] = self.found.conflicts
         report.problems[:0] = self.found.problems
         report.commits[:0] = self.found.commits
@@ -198,7 +209,8 @@ class RemoteRound:
         waiting = record.waiting(self.files)
         if waiting:
             self.state.waiting_since, self.state.why = waiting.since, waiting.why
-        self.state.ahead, self.state.behind = self.remote.counts(self._head())
+        with suppress(GitFailed):  # a ref git cannot read: the counts stay unknown (0), the pass itself is done
+            self.state.ahead, self.state.behind = self.remote.counts(self._head())
 
     def _push(self, report: Report) -> None:
         remote = self.remote
