@@ -110,9 +110,7 @@ class Remote:
         """Fetch the branch into vaultsync's ref; its commit, or None when the remote has no such branch yet."""
         url = self.url()
         self._drop_own_lock()
-        run = self._network(
-            "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", url, f"+refs/heads/{self.branch}:{self.ref}"
-        )
+        run = self._network("fetch", "--quiet", "--no-tags", url, f"+refs/heads/{self.branch}:{self.ref}")
         if run.returncode != 0:
             if ABSENT_BRANCH in run.stderr:
                 return None
