@@ -32,6 +32,9 @@ def _parser() -> argparse.ArgumentParser:
     init.add_argument("--workspace", required=True, help="the agent's workspace (holds MEMORY.md and memory/)")
     init.add_argument("--life", required=True, help="the knowledge graph root (holds projects/, areas/, ...)")
     init.add_argument("--vault", required=True, help="the Obsidian vault (created if missing)")
+    meet = init.add_mutually_exclusive_group()
+    meet.add_argument("--remote", metavar="URL", help="a git remote the vault pushes to and pulls from")
+    meet.add_argument("--clone", metavar="URL", help="start the vault as a clone of this git repository")
 
     sync = sub.add_parser("sync", parents=[common], help="run one sync pass, both ways")
     sync.add_argument("--dry-run", action="store_true", help="print the plan and write nothing")
@@ -94,7 +97,10 @@ def _print_report(report: Report, terminal: bool) -> None:
     Plain lines are easier to grep in a log, and an hourly pass under cron does not load rich for them (some
     fifty modules: about a tenth of a small pass with a cold cache).
     """
+    remote = _remote_line(report)
     if not (report.stopped or report.changes or report.actions or report.problems or report.open_conflicts):
+        if remote:
+            print(remote)
         print(
             f"{'would write' if report.dry_run else 'wrote'} 0 file(s)"
             + ("" if report.dry_run else ", nothing to commit")
@@ -138,6 +144,8 @@ def _print_report(report: Report, terminal: bool) -> None:
         if copy not in {c.copy_path for c in report.conflicts}:
             say("open conflict:", "yellow", " ")
             say(f"{copy} (merge what you want into the note, then delete this copy)")
+    if remote:
+        say(remote, "yellow" if report.waiting else "")
     if report.dry_run:
         ops = Counter(line.split(" ", 2)[1] for line in report.actions)
         summary = f"would write {ops['write']} file(s)"
@@ -149,6 +157,15 @@ def _print_report(report: Report, terminal: bool) -> None:
     elif not report.dry_run and not report.stopped:
         summary += ", nothing to commit" if not report.actions else ""
     say(summary)
+
+
+def _remote_line(report: Report) -> str:
+    """Where the vault stands with its remote, when there is something to say: commits brought in or pushed,
+    a push waiting, or (for ``status``) the counts as of the last fetch."""
+    state = report.remote
+    if state is None or not (report.dry_run or state.waiting_since or state.pushed or state.integrated):
+        return ""
+    return state.line()
 
 
 Say = Callable[..., None]
@@ -285,14 +302,18 @@ def _scheduled(args: argparse.Namespace) -> int:
 def _init(args: argparse.Namespace, path: Path) -> int:
     from vaultsync.app.init import init_vault
 
-    result = init_vault(Path(args.workspace), Path(args.life), Path(args.vault), path)
+    result = init_vault(Path(args.workspace), Path(args.life), Path(args.vault), path, args.remote, args.clone)
     print(f"config: {result.config_path}")
+    if result.cloned:
+        print("cloned the vault from its remote (origin)")
     for rel in result.created:
         print(f"created: {rel}")
     for rel in result.kept:
         print(f"kept (already there): {rel}")
     if result.repo_created:
         print("created a git repository in the vault")
+    if result.remote_added:
+        print("added the remote origin; the next pass pushes to it")
     return ExitCode.CLEAN
 
 

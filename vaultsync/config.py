@@ -89,6 +89,15 @@ class Extract:
 
 
 @dataclass(frozen=True)
+class RemoteSettings:
+    """The git remote a pass meets other devices through. Its URL lives in the vault repository's own git config
+    (``git remote get-url``), where git's credential helpers and SSH keys already apply: vaultsync keeps none."""
+
+    name: str = "origin"
+    branch: str = "main"
+
+
+@dataclass(frozen=True)
 class Config:
     workspace: Path
     life: Path
@@ -99,6 +108,7 @@ class Config:
     janitor: Janitor = field(default_factory=Janitor)
     review: Review = field(default_factory=Review)
     extract: Extract = field(default_factory=Extract)
+    remote: RemoteSettings | None = None  # None: no [remote] table, so a pass neither fetches nor pushes
     source: Path | None = None
 
     @property
@@ -145,7 +155,7 @@ def load(path: Path) -> Config:
         raise ConfigError(f"{path}: no config file; create one with `vaultsync init`") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    tables = ("paths", "vault", "git", "safety", "janitor", "review", "extract")
+    tables = ("paths", "vault", "git", "safety", "janitor", "review", "extract", "remote")
     unknown = sorted(set(raw) - set(tables))
     if unknown:
         raise ConfigError(f"{path}: unknown table(s) {', '.join(unknown)}; expected {', '.join(tables)}")
@@ -167,6 +177,12 @@ def load(path: Path) -> Config:
     negative = [f.name for f in fields(janitor) if getattr(janitor, f.name) < 0]
     if negative:
         raise ConfigError(f"{path}: [janitor].{negative[0]} must be 0 or more")
+    remote = None
+    if "remote" in raw:
+        remote = _section(RemoteSettings, raw["remote"], f"{path}: [remote]")
+        for key in ("name", "branch"):
+            if not _ref_safe(getattr(remote, key)):
+                raise ConfigError(f"{path}: [remote].{key} must be a plain git name, got {getattr(remote, key)!r}")
     return Config(
         workspace=roots["workspace"],
         life=roots["life"],
@@ -177,7 +193,18 @@ def load(path: Path) -> Config:
         janitor=janitor,
         review=_section(Review, raw.get("review"), f"{path}: [review]"),
         extract=_section(Extract, raw.get("extract"), f"{path}: [extract]"),
+        remote=remote,
         source=path,
+    )
+
+
+def _ref_safe(name: str) -> bool:
+    """A remote or branch name git accepts and that cannot be read as an option or a path trick."""
+    return (
+        bool(name)
+        and not name.startswith(("-", "/"))
+        and ".." not in name
+        and not any(c in name for c in " ~^:?*[\\\t\n")
     )
 
 
@@ -201,4 +228,7 @@ def dumps(config: Config) -> str:
     for title, section in sections:
         lines += ["", f"[{title}]"]
         lines += [f"{f.name} = {_toml_value(getattr(section, f.name))}" for f in fields(section)]
+    if config.remote is not None:
+        lines += ["", "[remote]"]
+        lines += [f"{f.name} = {_toml_value(getattr(config.remote, f.name))}" for f in fields(config.remote)]
     return "\n".join(lines) + "\n"

@@ -26,6 +26,7 @@ class ExitCode(IntEnum):
     LOCKED = 3
     SAFETY_STOP = 4
     SKIPPED_INPUT = 5
+    NOT_PUSHED = 6  # the pass ran and committed; its commits wait for the remote (unreachable, refused, a secret)
 
 
 class Severity(StrEnum):
@@ -82,6 +83,28 @@ class Conflict:
 
 
 @dataclass
+class RemoteState:
+    """Where the vault stands with its git remote after a pass, as far as the last fetch knows."""
+
+    remote: str  # "origin/main"
+    fetched: bool = False  # this pass reached the remote
+    integrated: list[str] = field(default_factory=list)  # commits made to bring the remote's work in
+    pushed: bool = False
+    ahead: int = 0  # commits here the remote lacks
+    behind: int = 0  # commits on the remote not yet here
+    waiting_since: str = ""  # set while commits wait to be pushed: when the first push failed
+    why: str = ""  # why they wait, in git's words or the secret guard's
+
+    def line(self) -> str:
+        """One line for a person: what is waiting, or that the two are level."""
+        if self.waiting_since:
+            ahead = plural(self.ahead, "commit")
+            return f"remote {self.remote}: {ahead} ahead, waiting to push since {self.waiting_since}: {self.why}"
+        state = "pushed" if self.pushed else "in step" if not (self.ahead or self.behind) else "as of the last fetch"
+        return f"remote {self.remote}: {self.ahead} ahead, {self.behind} behind ({state})"
+
+
+@dataclass
 class Report:
     """What a pass did; printed by the CLI, returned as JSON with --json."""
 
@@ -96,6 +119,12 @@ class Report:
     stopped: str = ""
     quick: bool = False  # the snapshot showed nothing changed since the last settled pass; nothing was read
     scoped: bool = False  # only the entities and files that changed since then were read
+    remote: RemoteState | None = None  # with a [remote] configured: fetched, merged, pushed or waiting
+
+    @property
+    def waiting(self) -> bool:
+        """Commits wait for the remote: the pass itself is done, the push is not."""
+        return self.remote is not None and bool(self.remote.waiting_since)
 
     @property
     def exit_code(self) -> ExitCode:
@@ -103,6 +132,8 @@ class Report:
             return ExitCode.SAFETY_STOP
         if any(p.severity is Severity.ERROR for p in self.problems):
             return ExitCode.SKIPPED_INPUT
+        if self.waiting:
+            return ExitCode.NOT_PUSHED
         if self.conflicts or self.open_conflicts:
             return ExitCode.CONFLICTS
         return ExitCode.CLEAN
@@ -122,12 +153,14 @@ class Report:
             "files_written": self.files_written,
             "quick": self.quick,
             "scoped": self.scoped,
+            "remote": self.remote,
         }
 
     def to_json(self) -> dict[str, Any]:
         fields = self._fields()
         for key in ("changes", "conflicts", "problems"):
             fields[key] = [_plain(item) for item in fields[key]]
+        fields["remote"] = _plain(self.remote) if self.remote else None
         return fields
 
     def write_json(self, out: TextIO) -> None:
@@ -145,7 +178,7 @@ def _plain(item: object) -> dict[str, Any]:
     """One report entry as the JSON object --json prints for it."""
     if isinstance(item, Change):
         return {"side": item.side, "scope": item.scope, "what": item.what}
-    if isinstance(item, Conflict):
+    if isinstance(item, Conflict | RemoteState):
         return asdict(item)
     if isinstance(item, Problem):
         return {"path": item.path, "message": item.message, "severity": str(item.severity)}

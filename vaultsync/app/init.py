@@ -8,10 +8,11 @@ from importlib import resources
 from pathlib import Path
 
 from vaultsync import config as configmod
-from vaultsync.config import Config, ConfigError
+from vaultsync.config import Config, ConfigError, RemoteSettings
 from vaultsync.fs import atomic_write
+from vaultsync.git import remote as gitremote
 from vaultsync.git.repo import VaultRepo
-from vaultsync.git.run import Author, ensure_repo
+from vaultsync.git.run import Author, GitFailed, ensure_repo
 
 GITIGNORE_LINES = (".vaultsync/", ".trash/", ".obsidian/workspace*.json", "*.vstmp")
 TEMPLATE_FILES = ("Entity.md", "Fact.md", "Daily.md")
@@ -31,6 +32,8 @@ class InitResult:
     created: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     repo_created: bool = False
+    cloned: bool = False
+    remote_added: bool = False
     commit: str | None = None
 
 
@@ -57,14 +60,32 @@ def _json(value: object) -> bytes:
     return (json.dumps(value, indent=2) + "\n").encode()
 
 
-def init_vault(workspace: Path, life: Path, vault: Path, config_path: Path) -> InitResult:
+def init_vault(
+    workspace: Path,
+    life: Path,
+    vault: Path,
+    config_path: Path,
+    remote_url: str | None = None,
+    clone_url: str | None = None,
+) -> InitResult:
+    """Write the config and prepare the vault. ``remote_url`` adds a git remote to the vault's repository;
+    ``clone_url`` starts the vault as a clone of an existing one (a vault that is missing or empty)."""
     workspace, life, vault = (p.expanduser().resolve() for p in (workspace, life, vault))
     check_roots(workspace, life, vault)
-    cfg = Config(workspace=workspace, life=life, vault=vault)
+    remote = RemoteSettings() if remote_url or clone_url else None
+    cfg = Config(workspace=workspace, life=life, vault=vault, remote=remote)
     text = configmod.dumps(cfg).encode()
     result = InitResult(config_path)
     if config_path.exists() and config_path.read_bytes() != text:
         raise ConfigError(f"{config_path}: a different config is already there; remove it or pass another --config")
+    if clone_url and remote:
+        if vault.exists() and any(vault.iterdir()):
+            raise ConfigError(f"{vault}: --clone needs a vault folder that is missing or empty")
+        try:
+            gitremote.clone(clone_url, vault, remote.name, remote.branch)
+        except (gitremote.Unreachable, GitFailed) as exc:
+            raise ConfigError(f"{vault}: {exc}; check the URL and that git can reach it") from None
+        result.cloned = True
     vault.mkdir(parents=True, exist_ok=True)
     if not config_path.exists():
         atomic_write(config_path, text)
@@ -95,6 +116,11 @@ def init_vault(workspace: Path, life: Path, vault: Path, config_path: Path) -> I
 
     result.repo_created = ensure_repo(vault)
     repo = VaultRepo(vault)
+    if remote_url and remote:
+        try:
+            result.remote_added = gitremote.add_remote(repo.git, remote.name, remote_url)
+        except GitFailed as exc:
+            raise ConfigError(f"{vault}: {exc.stderr}; change it with `git remote set-url`, or pass --config") from None
     author = Author(cfg.git.agent_name, cfg.git.agent_email)
     result.commit = repo.commit(result.created, "vaultsync init: templates, Memory.base and Obsidian settings", author)
     return result

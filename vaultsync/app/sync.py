@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from vaultsync.config import Config
 from vaultsync.engine.options import PassOptions
-from vaultsync.engine.run import run_pass
+from vaultsync.engine.run import Around, run_pass
 from vaultsync.fs import LockHeld
 from vaultsync.model import ExitCode, Report
 from vaultsync.state import runs
@@ -38,7 +38,7 @@ def sync(
     options = options or PassOptions()
     while True:
         try:
-            report = run_pass(cfg, options)
+            report = run_pass(cfg, options, _around(cfg, options))
         except LockHeld:
             if wait is not None and wait():
                 continue
@@ -70,4 +70,14 @@ def _record(cfg: Config, kind: str, code: int, summary: str) -> None:
 
 def status(cfg: Config, options: PassOptions | None = None) -> Report:
     """What the next pass would do and the conflicts still open, without writing anything."""
-    return run_pass(cfg, replace(options or PassOptions(), dry_run=True))
+    options = replace(options or PassOptions(), dry_run=True)
+    return run_pass(cfg, options, _around(cfg, options))
+
+
+def _around(cfg: Config, options: PassOptions) -> Around | None:
+    """With a ``[remote]``, the pass is wrapped in fetch-merge before and push after (``app/remote.py``)."""
+    if cfg.remote is None:
+        return None
+    from vaultsync.app.remote import RemoteRound  # a vault without a remote never loads it
+
+    return RemoteRound(cfg, options)

@@ -7,6 +7,8 @@ is work, so the common hourly pass with nothing to do starts in the time a bare 
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from vaultsync.config import Config
 from vaultsync.engine.options import PassOptions
 from vaultsync.engine.quick import QuickCheck
@@ -16,7 +18,18 @@ from vaultsync.state.files import StateFiles
 from vaultsync.state.walk import walk_memory
 
 
-def run_pass(cfg: Config, options: PassOptions | None = None) -> Report:
+class Around(Protocol):
+    """Steps a use case runs under the pass's own lock, before the quick check and after the pass (the git
+    remote: fetch and merge before, push after), so no other pass can run in between. ``before`` may give a
+    reason to stop (the pass then writes nothing, exit 4); ``after`` gets the pass's report and adds what
+    ``before`` found to it."""
+
+    def before(self) -> str | None: ...
+
+    def after(self, report: Report) -> None: ...
+
+
+def run_pass(cfg: Config, options: PassOptions | None = None, around: Around | None = None) -> Report:
     options = options or PassOptions()
     report = Report(dry_run=options.dry_run)
     # The roots are checked before the lock, which lives in the vault: a missing vault is not created.
@@ -25,14 +38,23 @@ def run_pass(cfg: Config, options: PassOptions | None = None) -> Report:
         report.stopped = f"missing root folder(s): {', '.join(missing)}; check the config ({cfg.source})"
         return report
     with run_lock(StateFiles(cfg.state_dir).lock):
-        check = None if options.dry_run else QuickCheck(cfg)
-        walk = walk_memory(cfg.workspace, cfg.life)
-        seen = check.changes(walk) if check else None
-        if seen is not None and seen.nothing:
-            report.open_conflicts = seen.conflicts
-            report.problems = seen.problems
-            report.quick = True
-            return report
-        from vaultsync.engine.full import run_full
+        if around is None:
+            return _locked(cfg, options, report)
+        report.stopped = around.before() or ""
+        done = report if report.stopped else _locked(cfg, options, report)
+        around.after(done)
+        return done
 
-        return run_full(cfg, options, report, walk, seen)
+
+def _locked(cfg: Config, options: PassOptions, report: Report) -> Report:
+    check = None if options.dry_run else QuickCheck(cfg)
+    walk = walk_memory(cfg.workspace, cfg.life)
+    seen = check.changes(walk) if check else None
+    if seen is not None and seen.nothing:
+        report.open_conflicts = seen.conflicts
+        report.problems = seen.problems
+        report.quick = True
+        return report
+    from vaultsync.engine.full import run_full
+
+    return run_full(cfg, options, report, walk, seen)

@@ -53,6 +53,16 @@ class StateFiles:
         """Vault notes a pass wrote whose agent commit has not happened yet (a killed or refused pass)."""
         return self.root / "uncommitted.json"
 
+    @property
+    def remote(self) -> Path:
+        """The push record: since when commits wait for the remote, and why (``state/remote.py``)."""
+        return self.root / "remote.json"
+
+    @property
+    def merging(self) -> Path:
+        """A merge from the remote whose work-tree update has not finished (``state/remote.py``)."""
+        return self.root / "merging.json"
+
     def trash(self, stamp: str) -> Path:
         """Where a pass puts what it deletes or sets aside on the memory side, per run."""
         return self.root / "trash" / stamp

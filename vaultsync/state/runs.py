@@ -19,7 +19,8 @@ from vaultsync.model import Report, plural
 
 RUNS = "runs.json"
 KEEP = 50
-FINISHED = frozenset({0, 1, 5})  # exit codes of a pass that ran to its end (conflicts and skipped files included)
+# Exit codes of a pass that ran to its end: conflicts, skipped files and a push left waiting included.
+FINISHED = frozenset({0, 1, 5, 6})
 _SHOWN_SCOPES = 3
 
 
@@ -102,6 +103,8 @@ def summarize(report: Report) -> str:
         parts.append(plural(len(report.conflicts), "new conflict"))
     if report.open_conflicts:
         parts.append(plural(len(report.open_conflicts), "open conflict copy", "open conflict copies"))
+    if report.remote is not None and report.remote.waiting_since:
+        parts.append(f"not pushed since {report.remote.waiting_since}")
     severities = Counter(str(p.severity) for p in report.problems)
     parts += [plural(n, severity) for severity, n in sorted(severities.items())]
     return ", ".join(parts)
