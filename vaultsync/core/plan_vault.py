@@ -101,8 +101,10 @@ class VaultSide(PlanTarget):
         derived["facts_active"] = statuses["active"]
         derived["facts_superseded"] = statuses["superseded"]
         derived["related"] = related
+        # A date by definition (the day of the newest fact), typed `date` in Obsidian: a time would be cut off by
+        # its date picker, so none is shown; the facts' own timestamps keep theirs.
         dates = [
-            v
+            v[:10]
             for r in facts.values()
             for v in (r.get("timestamp"), r.get("date"))
             if isinstance(v, str) and ISO_DAY.match(v)

@@ -28,6 +28,8 @@ ENTITY_DERIVED = ("kind", "aliases", "tags", "facts_active", "facts_superseded",
 # A person's edit to these is kept: it moves into summary.md's own properties (and so reaches the agent).
 ENTITY_KEEPABLE = ("aliases", "tags")
 _BARE_VIEW = re.compile(r"\n```base\n(?:(?!```).)*file\.inFolder\(\"[^\"]*/facts\"\)(?:(?!```).)*```\n?\Z", re.DOTALL)
+# How vaultsync names the copy of a note that lost a clash; a view of facts must leave such copies out.
+CONFLICT_MARK = ".vaultsync-conflict-"
 VIEW_MARKER = "%% vaultsync: live view of this entity's facts; edit a fact in its own note %%"
 
 
@@ -203,12 +205,15 @@ def fact_record(
 
 # -- entities ------------------------------------------------------------------------------------------------
 def facts_view(facts_dir: str) -> str:
+    """The live table of an entity's facts; conflict copies in ``facts/`` are the person's to merge, not facts."""
     return (
         f"{VIEW_MARKER}\n"
         "```base\n"
         "filters:\n"
         "  and:\n"
         f'    - file.inFolder("{facts_dir}")\n'
+        "    - not:\n"
+        f'        - file.name.contains("{CONFLICT_MARK}")\n'
         "views:\n"
         "  - type: table\n"
         "    name: Facts\n"
