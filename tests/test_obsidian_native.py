@@ -112,3 +112,22 @@ def test_timestamps_are_typed_datetime_and_updated_is_a_day(env: Env) -> None:
     assert props_of(env.fact_note(SARAH_DIR, "sarah-chen-001"))["timestamp"] == "2026-11-30T14:30:00Z"
     entity = (env.vault / SARAH_DIR / "sarah-chen.md").read_text(encoding="utf-8")
     assert "\nupdated: 2026-11-30\n" in entity
+
+
+# -- source -> daily note ----------------------------------------------------------------------------------------
+def test_a_source_naming_a_day_links_the_fact_to_that_daily_note(env: Env) -> None:
+    """Derived and vault-only: the daily note lists the facts it gave as backlinks; items.json is not touched."""
+    before = env.items_path(SARAH).read_bytes()
+    assert env.fact(SARAH, "sarah-chen-002")["source"] == "memory/2026-10-06.md"
+    note = props_of(env.fact_note(SARAH_DIR, "sarah-chen-002"))
+    assert note["daily"] == "[[Daily/2026-10-06|2026-10-06]]" and note["source"] == "memory/2026-10-06.md"
+    assert "daily" not in props_of(env.fact_note(SARAH_DIR, "sarah-chen-001"))  # source: conversation
+
+    env.agent_edit(SARAH, lambda facts: facts[0].update(source="2026-11-02"))
+    after_agent = env.items_path(SARAH).read_bytes()
+    report = env.sync()
+    assert report.exit_code == ExitCode.CLEAN, report.to_json()
+    assert props_of(env.fact_note(SARAH_DIR, "sarah-chen-001"))["daily"] == "[[Daily/2026-11-02|2026-11-02]]"
+    assert env.items_path(SARAH).read_bytes() == after_agent != before
+    again = env.sync()
+    assert again.files_written == 0 and again.commits == []

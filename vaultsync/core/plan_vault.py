@@ -73,7 +73,7 @@ class VaultSide(PlanTarget):
                 return links.link(self.layout.fact_note(rel, note)) if note else None
 
             for note, record in facts.items():
-                view = FactView(entity_link(rel), tuple(mentions_of[note]), superseded)
+                view = FactView(entity_link(rel), tuple(mentions_of[note]), superseded, self.layout.layout.daily)
                 props = fact_properties(record, view)
                 self.fact_derived[fact_key(rel, note)] = {k: props[k] for k in FACT_DERIVED if k in props}
                 self._fact_note(rel, note, record, view, props)
