@@ -26,6 +26,8 @@ class ExitCode(IntEnum):
     LOCKED = 3
     SAFETY_STOP = 4
     SKIPPED_INPUT = 5
+    CRASH = 70  # an unexpected error (sysexits' EX_SOFTWARE): never 1, which means "conflicts kept"
+    INTERRUPTED = 130  # Ctrl-C, as shells report a process SIGINT stopped
 
 
 class Severity(StrEnum):
