@@ -33,6 +33,8 @@ def facts_view(facts_dir: str) -> str:
         "filters:\n"
         "  and:\n"
         f'    - file.inFolder("{facts_dir}")\n'
+        "    - not:\n"
+        '        - file.name.contains(".vaultsync-conflict-")\n'
         "views:\n"
         "  - type: table\n"
         "    name: Facts\n"

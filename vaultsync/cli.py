@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import sys
 import traceback
 from collections import Counter
 from collections.abc import Callable, Sequence
 from contextlib import redirect_stderr, redirect_stdout
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from vaultsync import __version__
 from vaultsync import config as configmod
 from vaultsync.config import ConfigError
 from vaultsync.model import ExitCode, Report, Severity, phrase
@@ -22,9 +25,10 @@ def _parser() -> argparse.ArgumentParser:
         prog="vaultsync",
         description="Keep an agent's file memory and an Obsidian vault in step, both ways, with every change in git.",
     )
+    parser.add_argument("--version", action="version", version=f"vaultsync {__version__}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
-        "--config", help="config file (default: $VAULTSYNC_CONFIG, else ~/.config/vaultsync/config.toml)"
+        "--config", help="config file (default: $VAULTSYNC_CONFIG, else $XDG_CONFIG_HOME/vaultsync/config.toml)"
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -48,6 +52,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     sync.add_argument(
         "--scheduled", action="store_true", help="what the schedule runs: output goes to the rotated log, not stdout"
+    )
+    sync.add_argument(
+        "--quiet", action="store_true", help="print only problems and conflicts, each line with a timestamp (for cron)"
     )
 
     status = sub.add_parser("status", parents=[common], help="show open conflicts and what a pass would do")
@@ -224,9 +231,33 @@ class _ProgressBar:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if getattr(args, "scheduled", False):
-        return _scheduled(args)
-    return _run(args)
+    try:
+        if getattr(args, "scheduled", False):
+            return _scheduled(args)
+        return _run(args)
+    except KeyboardInterrupt:
+        # Every write is a file moved into place and the base is saved last, so a pass stopped anywhere leaves
+        # each file whole; the lock goes with the process. The next pass finishes the work.
+        print("vaultsync: interrupted; every file is whole and the next pass finishes the work", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    except Exception as exc:
+        return _crash(exc)
+
+
+def _crash(exc: BaseException) -> int:
+    """One line saying what broke and where the whole traceback is, instead of the traceback on the terminal."""
+    text = "".join(traceback.format_exception(exc))
+    try:
+        folder = configmod.crash_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"crash-{datetime.now().strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
+        path.write_text(f"vaultsync {__version__}, {' '.join(sys.argv)}\n{text}", encoding="utf-8")
+        where = f"the full traceback is in {path}"
+    except OSError:
+        where = "the full traceback could not be saved:\n" + text
+    cause = f"{type(exc).__name__}: {exc}".splitlines()[0]
+    print(f"vaultsync: crashed ({cause}); {where}; please report it", file=sys.stderr)
+    return ExitCode.CRASH
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -241,6 +272,12 @@ def _run(args: argparse.Namespace) -> int:
         cfg = configmod.load(path)
     except ConfigError as exc:
         print(f"vaultsync: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    from vaultsync.app.sync import git_missing
+
+    missing = git_missing()
+    if missing:
+        print(f"vaultsync: {missing}", file=sys.stderr)
         return ExitCode.USAGE
     if args.command in HEALTH_COMMANDS:
         from vaultsync.cli_health import health_command
@@ -278,9 +315,24 @@ def _run(args: argparse.Namespace) -> int:
         print_runs(path, cfg)  # after the pass: a status that met the lock says only that
     if args.json:
         report.write_json(sys.stdout)
+    elif getattr(args, "quiet", False):
+        _print_quiet(report)
     else:
         _print_report(report, terminal=sys.stdout.isatty())
     return int(report.exit_code)
+
+
+def _print_quiet(report: Report) -> None:
+    """``--quiet``: what needs a person, and nothing on a pass that went well; timestamped, since such lines end up
+    in a log or a cron mail read later."""
+    stamp = datetime.now().astimezone().isoformat(timespec="seconds")
+    lines = [f"stopped: {report.stopped}"] if report.stopped else []
+    lines += [f"{p.severity}: {p.line()}" for p in report.problems if p.severity is not Severity.NOTE]
+    lines += [f"conflict: {c.scope}: {c.detail}; the vault's version is in {c.copy_path}" for c in report.conflicts]
+    new = {c.copy_path for c in report.conflicts}
+    lines += [f"open conflict: {copy}" for copy in report.open_conflicts if copy not in new]
+    for line in lines:
+        print(f"{stamp} {line}")
 
 
 def _scheduled(args: argparse.Namespace) -> int:
@@ -293,7 +345,7 @@ def _scheduled(args: argparse.Namespace) -> int:
         with redirect_stdout(output), redirect_stderr(output):
             code = _run(args)
     except Exception:
-        write_log(config, 1, output.getvalue() + traceback.format_exc())
+        write_log(config, ExitCode.CRASH, output.getvalue() + traceback.format_exc())
         raise
     write_log(config, code, output.getvalue())
     return code
@@ -301,7 +353,12 @@ def _scheduled(args: argparse.Namespace) -> int:
 
 def _init(args: argparse.Namespace, path: Path) -> int:
     from vaultsync.app.init import init_vault
+    from vaultsync.app.sync import git_missing
 
+    missing = git_missing()
+    if missing:
+        print(f"vaultsync: {missing}", file=sys.stderr)
+        return ExitCode.USAGE
     result = init_vault(Path(args.workspace), Path(args.life), Path(args.vault), path, args.remote, args.clone)
     print(f"config: {result.config_path}")
     if result.cloned:

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
-DEFAULT_CONFIG = Path("~/.config/vaultsync/config.toml")
 STATE_DIRNAME = ".vaultsync"
 _S = TypeVar("_S")
 
@@ -117,13 +116,33 @@ class Config:
 
 
 def config_path(explicit: str | os.PathLike[str] | None) -> Path:
-    """--config wins, then VAULTSYNC_CONFIG, then the default under ~/.config."""
+    """--config wins, then VAULTSYNC_CONFIG, then the default in the user's config folder."""
     if explicit:
         return Path(explicit).expanduser()
     env = os.environ.get("VAULTSYNC_CONFIG")
     if env:
         return Path(env).expanduser()
-    return DEFAULT_CONFIG.expanduser()
+    return default_config()
+
+
+def _dirs() -> Any:
+    """The XDG folders on Linux and macOS (``$XDG_CONFIG_HOME``, else ``~/.config``; the same for state), the
+    system's own on Windows. macOS keeps the XDG ones because that is where the config has always been found."""
+    import platformdirs
+    from platformdirs.unix import Unix
+
+    return platformdirs.PlatformDirs("vaultsync") if os.name == "nt" else Unix("vaultsync")
+
+
+def default_config() -> Path:
+    """``$XDG_CONFIG_HOME/vaultsync/config.toml``, so people who moved their config folder find the file there."""
+    return Path(_dirs().user_config_path) / "config.toml"
+
+
+def crash_dir() -> Path:
+    """Where a crash's full traceback is written: the user's state folder (``$XDG_STATE_HOME/vaultsync``), never
+    the vault or the memory, which a crash must not add files to."""
+    return Path(_dirs().user_state_path) / "crash"
 
 
 def _section(cls: type[_S], data: object, where: str) -> _S:

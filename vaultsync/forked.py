@@ -16,7 +16,6 @@ that is gone.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import gc
 import os
 import pickle
@@ -121,6 +120,8 @@ def one_at_a_time(folder: Path) -> Iterator[None]:
     ``folder`` anew, so two workers forked from one parent are two lock holders, and the kernel drops the lock
     of a worker that dies holding it, so no other waits on it forever.
     """
+    import fcntl  # forked workers exist only where fork does, on POSIX; importing it here keeps Windows starting
+
     fd = os.open(folder, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import functools
 import os
 import stat
@@ -410,9 +409,9 @@ def run_lock(lock_path: Path) -> Iterator[None]:
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            _lock_now(fd)
         except OSError as exc:
-            if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+            if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK, errno.EDEADLK):
                 raise LockHeld(str(lock_path)) from exc
             raise
         os.ftruncate(fd, 0)
@@ -420,6 +419,22 @@ def run_lock(lock_path: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+def _lock_now(fd: int) -> None:
+    """Take the lock on ``fd`` or raise OSError at once: flock on POSIX, a byte-range lock on Windows.
+
+    Both are dropped by the system when the process dies. fcntl and msvcrt exist each on one family only, so
+    they are imported here, never at the top: the CLI must start on every system Obsidian runs on.
+    """
+    if os.name == "nt":
+        import msvcrt
+
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+        return
+    import fcntl
+
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
 def is_within(path: Path, root: Path) -> bool:

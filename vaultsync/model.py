@@ -27,6 +27,8 @@ class ExitCode(IntEnum):
     SAFETY_STOP = 4
     SKIPPED_INPUT = 5
     NOT_PUSHED = 6  # the pass ran and committed; its commits wait for the remote (unreachable, refused, a secret)
+    CRASH = 70  # an unexpected error (sysexits' EX_SOFTWARE): never 1, which means "conflicts kept"
+    INTERRUPTED = 130  # Ctrl-C, as shells report a process SIGINT stopped
 
 
 class Severity(StrEnum):

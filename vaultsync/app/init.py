@@ -16,8 +16,10 @@ from vaultsync.git.run import Author, GitFailed, ensure_repo
 
 GITIGNORE_LINES = (".vaultsync/", ".trash/", ".obsidian/workspace*.json", "*.vstmp")
 TEMPLATE_FILES = ("Entity.md", "Fact.md", "Daily.md")
-DATE_TYPES = {
-    "timestamp": "date",
+# `timestamp` is a datetime: a fact stamped with a time keeps it when edited with Obsidian's picker, and a bare
+# date shows as that day. `updated` is the day of the newest fact, a date by definition.
+PROPERTY_TYPES = {
+    "timestamp": "datetime",
     "updated": "date",
     "facts_active": "number",
     "facts_superseded": "number",
@@ -96,7 +98,7 @@ def init_vault(
         {"folder": cfg.layout.daily, "format": "YYYY-MM-DD", "template": "Templates/Daily"}
     )
     wanted[".obsidian/templates.json"] = _json({"folder": "Templates"})
-    wanted[".obsidian/types.json"] = _json({"types": DATE_TYPES})
+    wanted[".obsidian/types.json"] = _json({"types": PROPERTY_TYPES})
     for rel, data in wanted.items():
         target = vault / rel
         if target.exists():

@@ -8,6 +8,7 @@ so ``status`` can say when the last one ran and how it ended.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -18,9 +19,23 @@ from vaultsync.fs import LockHeld
 from vaultsync.model import ExitCode, Report
 from vaultsync.state import runs
 
-__all__ = ["LockHeld", "PassOptions", "status", "summary", "sync"]
+__all__ = ["LockHeld", "PassOptions", "git_missing", "status", "summary", "sync"]
 
 LOCK_HELD = "another pass held the lock; nothing done"
+
+
+def git_missing() -> str | None:
+    """What to do when no ``git`` program is on PATH (None when there is one).
+
+    Every commit and check runs ``git`` by name, so PATH is how vaultsync is pointed at it; saying so up front
+    beats a pass that reads a vault without git as "not a repository" or an import error deep in GitPython.
+    """
+    if shutil.which("git"):
+        return None
+    return (
+        "git was not found on PATH; install git, or add the folder holding it to PATH for vaultsync "
+        "(e.g. PATH=/opt/git/bin:$PATH vaultsync sync); a schedule installed afterwards records that PATH"
+    )
 
 
 def sync(

@@ -18,6 +18,7 @@ from vaultsync.core.decide import UNKNOWN, Outcome
 from vaultsync.core.scope import Context, Names, Planned
 from vaultsync.core.units import World, encode_base, plain
 from vaultsync.keys import ENTITY, FACT, mem_path_of, rel_of, scope_of, split_fact_key
+from vaultsync.markdown import first_h1
 from vaultsync.memory.tree import MemoryScan, Summary
 from vaultsync.model import Change, Conflict, EntityContent, Problem, Record, canonical
 from vaultsync.state.base import BaseEntry
@@ -30,7 +31,6 @@ from vaultsync.vault.scan import VaultScan, conflict_copy_name
 from vaultsync.yamlcore import parse_properties
 from vaultsync.yamldump import dump_properties
 
-H1 = re.compile(r"^# +(.+?)\s*#*\s*$", re.MULTILINE)
 ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 TAG_NAMES = {"people": "person", "companies": "company", "projects": "project", "areas": "area"}
 
@@ -67,9 +67,9 @@ class Plan:
 
 
 def display_name(content: EntityContent | None, wrapper: dict[str, Any], rel: str) -> str:
-    m = H1.search(content.body) if content else None
-    if m:
-        return m.group(1).strip()
+    heading = first_h1(content.body) if content else None
+    if heading:
+        return heading
     for key in ("name", "entity", "title"):
         value = wrapper.get(key)
         if isinstance(value, str) and value.strip():

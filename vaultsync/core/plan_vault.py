@@ -73,7 +73,7 @@ class VaultSide(PlanTarget):
                 return links.link(self.layout.fact_note(rel, note)) if note else None
 
             for note, record in facts.items():
-                view = FactView(entity_link(rel), tuple(mentions_of[note]), superseded)
+                view = FactView(entity_link(rel), tuple(mentions_of[note]), superseded, self.layout.layout.daily)
                 props = fact_properties(record, view)
                 self.fact_derived[fact_key(rel, note)] = {k: props[k] for k in FACT_DERIVED if k in props}
                 self._fact_note(rel, note, record, view, props)
@@ -101,8 +101,10 @@ class VaultSide(PlanTarget):
         derived["facts_active"] = statuses["active"]
         derived["facts_superseded"] = statuses["superseded"]
         derived["related"] = related
+        # A date by definition (the day of the newest fact), typed `date` in Obsidian: a time would be cut off by
+        # its date picker, so none is shown; the facts' own timestamps keep theirs.
         dates = [
-            v
+            v[:10]
             for r in facts.values()
             for v in (r.get("timestamp"), r.get("date"))
             if isinstance(v, str) and ISO_DAY.match(v)

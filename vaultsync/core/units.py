@@ -5,6 +5,7 @@ Unit contents are compared as values: fact records (dict), entity contents (Enti
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -291,7 +292,9 @@ def _new_fact(
     record = _read_fact(world, note, None, style, note_ids)
     if record is UNKNOWN:
         return  # it waits, as a note, until the person says which is the text
-    record = {k: v for k, v in record.items() if v is not None}
+    # A template copied rather than inserted still holds its variables ("{{date:YYYY-MM-DD}}"): such a value
+    # says nothing, so it is dropped like an empty one and gets the default below.
+    record = {k: v for k, v in record.items() if v is not None and not _template_variable(v)}
     record["fact"] = str(record.get("fact", "")).strip()
     fact_id = record.get("id")
     taken = known | ids_seen.get(rel, set()) | {str(r.get("id")) for _, r in world.mem_facts.get(rel, {}).values()}
@@ -310,6 +313,13 @@ def _new_fact(
     world.new_ids.append((rel, fact_id))
     if stem != fact_id:
         world.minted[key] = Minted(rel, fact_id, note.path, note.raw)
+
+
+_TEMPLATE_VARIABLE = re.compile(r"\{\{[^{}]*\}\}\Z")
+
+
+def _template_variable(value: Any) -> bool:
+    return isinstance(value, str) and _TEMPLATE_VARIABLE.match(value.strip()) is not None
 
 
 def _mint(slug: str, taken: set[str]) -> str:

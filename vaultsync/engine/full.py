@@ -37,7 +37,7 @@ from vaultsync.keys import is_file, scope_of
 from vaultsync.memory.sizes import scanned_size_problems
 from vaultsync.memory.tree import MemoryScan, list_memory, scan_memory, scan_memory_scope
 from vaultsync.model import Change, Problem, Report
-from vaultsync.state.base import BaseStore
+from vaultsync.state.base import BaseStore, BaseUnreadable
 from vaultsync.state.files import StateFiles
 from vaultsync.state.snapshot import Seen
 from vaultsync.state.walk import MemoryWalk
@@ -48,7 +48,11 @@ from vaultsync.vault.scan import VaultScan, scan_vault, scan_vault_scope
 def run_full(cfg: Config, options: PassOptions, report: Report, walk: MemoryWalk, seen: Seen | None = None) -> Report:
     """One pass over every unit, or over those ``seen`` (the quick check's findings) touches when that is safe."""
     layout = VaultLayout(cfg.layout)
-    store = BaseStore(StateFiles(cfg.state_dir).base, read_only=options.dry_run)
+    try:
+        store = BaseStore(StateFiles(cfg.state_dir).base, read_only=options.dry_run)
+    except BaseUnreadable as exc:
+        report.stopped = str(exc)
+        return report
     setting = Setting(cfg, options, layout, store, options.today or date.today(), walk)
     try:
         narrowed = narrow_pass(cfg, layout, store, seen) if seen is not None else None

@@ -61,10 +61,31 @@ class BaseEntry:
         return json.loads(self.data)
 
 
+class BaseUnreadable(RuntimeError):
+    """The base file is there but SQLite cannot read it (overwritten, truncated, another program's file).
+
+    Starting from an empty base instead would read every difference between the sides as a new edit with no
+    common ancestor, so the pass stops and the message says how the person chooses to start over.
+    """
+
+    def __init__(self, path: Path, cause: Exception) -> None:
+        super().__init__(
+            f"the base {path} cannot be read ({cause}); nothing was written. If it came from a backup, put that back; "
+            f"otherwise move it aside (mv '{path}' '{path}.broken') and run the pass again: it then adopts what "
+            "both sides agree on and keeps both versions of what differs (docs/safety.md: A broken base)"
+        )
+
+
 class BaseStore:
     def __init__(self, path: Path, *, read_only: bool = False) -> None:
-        """Open the base; ``read_only`` (for --dry-run) never creates or changes a file."""
+        """Open the base; ``read_only`` (for --dry-run) never creates or changes a file. Raises BaseUnreadable."""
         self.path = path
+        try:
+            self._open(path, read_only)
+        except sqlite3.DatabaseError as exc:
+            raise BaseUnreadable(path, exc) from None
+
+    def _open(self, path: Path, read_only: bool) -> None:
         if read_only and path.exists():
             self.db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
             return

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vaultsync.model import EntityContent, Record
+from vaultsync.names import daily_date
 from vaultsync.textio import strip_bom
 from vaultsync.vault.links import link_target
 from vaultsync.yamlcore import YamlError, join_note, parse_properties, split_note
@@ -23,11 +24,13 @@ DATE_KEYS = frozenset({"timestamp", "date", "updated", "created", "lastAccessed"
 # Record keys shown under the contract's property name, so Bases views work on every shape of items.json.
 VAULT_NAMES = {"date": "timestamp", "superseded_by": "supersededBy"}
 SUPERSEDED = "supersededBy"
-FACT_DERIVED = ("entity", "mentions")
+FACT_DERIVED = ("entity", "mentions", "daily")
 ENTITY_DERIVED = ("kind", "aliases", "tags", "facts_active", "facts_superseded", "related", "updated")
 # A person's edit to these is kept: it moves into summary.md's own properties (and so reaches the agent).
 ENTITY_KEEPABLE = ("aliases", "tags")
 _BARE_VIEW = re.compile(r"\n```base\n(?:(?!```).)*file\.inFolder\(\"[^\"]*/facts\"\)(?:(?!```).)*```\n?\Z", re.DOTALL)
+# How vaultsync names the copy of a note that lost a clash; a view of facts must leave such copies out.
+CONFLICT_MARK = ".vaultsync-conflict-"
 VIEW_MARKER = "%% vaultsync: live view of this entity's facts; edit a fact in its own note %%"
 
 
@@ -109,6 +112,20 @@ class FactView:
     entity_link: str
     mentions: tuple[str, ...]
     superseded_link: Callable[[str], str | None]  # fact id -> link, None when the id is not a known fact
+    daily_folder: str = "Daily"
+
+
+_SOURCE_DAY = re.compile(r"(?:^|/)memory/(\d{4}-\d{2}-\d{2})\.md\b|^(\d{4}-\d{2}-\d{2})$")
+
+
+def daily_link(source: Any, folder: str) -> str | None:
+    """A link to the daily note a fact's ``source`` names (``2026-01-27`` or ``memory/2026-01-27.md``), so the
+    daily note lists the facts it gave as backlinks; None when the source names no real day."""
+    m = _SOURCE_DAY.search(source.strip()) if isinstance(source, str) else None
+    day = (m[1] or m[2]) if m else None
+    if day is None or daily_date(f"{day}.md") is None:
+        return None
+    return f"[[{folder}/{day}|{day}]]"
 
 
 def fact_properties(record: Record, view: FactView) -> dict[str, Any]:
@@ -128,6 +145,10 @@ def fact_properties(record: Record, view: FactView) -> dict[str, Any]:
         props["entity"] = view.entity_link
     if "mentions" in derived and view.mentions:
         props["mentions"] = list(view.mentions)
+    if "daily" in derived:
+        link = daily_link(record.get("source"), view.daily_folder)
+        if link:
+            props["daily"] = link
     return props
 
 
@@ -203,12 +224,15 @@ def fact_record(
 
 # -- entities ------------------------------------------------------------------------------------------------
 def facts_view(facts_dir: str) -> str:
+    """The live table of an entity's facts; conflict copies in ``facts/`` are the person's to merge, not facts."""
     return (
         f"{VIEW_MARKER}\n"
         "```base\n"
         "filters:\n"
         "  and:\n"
         f'    - file.inFolder("{facts_dir}")\n'
+        "    - not:\n"
+        f'        - file.name.contains("{CONFLICT_MARK}")\n'
         "views:\n"
         "  - type: table\n"
         "    name: Facts\n"

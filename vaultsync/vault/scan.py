@@ -17,9 +17,8 @@ from vaultsync.model import Problem, Severity
 from vaultsync.names import daily_date, name_problem
 from vaultsync.textio import NotText, decode
 from vaultsync.vault.layout import FACTS_DIR, VaultLayout, slug_of
-from vaultsync.vault.notes import NoteError, read_entity_note, read_fact_note
+from vaultsync.vault.notes import CONFLICT_MARK, NoteError, read_entity_note, read_fact_note
 
-CONFLICT_MARK = ".vaultsync-conflict-"
 # Copies other tools leave behind; never read as facts or entities.
 FOREIGN_COPY = re.compile(r"(\.sync-conflict-|\(conflicted copy|\(conflict\)|\.orig$|~$|\.bak$|\.tmp$)", re.IGNORECASE)
 
