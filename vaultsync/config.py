@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -28,6 +28,19 @@ class Layout:
     archives: str = "4 Archives"
     daily: str = "Daily"
     agent: str = "agent"
+
+    def as_json(self) -> str:
+        """The layout as the base records it, to tell a changed setting from notes deleted by hand."""
+        return json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Layout | None:
+        """The layout ``as_json`` wrote; None when the text is not one (a newer or damaged record)."""
+        try:
+            value = json.loads(text)
+            return cls(**value) if isinstance(value, dict) else None
+        except (ValueError, TypeError):
+            return None
 
     def para_folders(self) -> dict[str, str]:
         """Memory-side PARA folder name -> vault folder name."""

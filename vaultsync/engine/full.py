@@ -24,6 +24,7 @@ from vaultsync.engine.scoped import Narrowed, narrow_pass, standing_unread
 from vaultsync.engine.tail import (
     Setting,
     begin_writes,
+    changed_layout,
     commit_agent,
     commit_person,
     missing_places,
@@ -50,6 +51,10 @@ def run_full(cfg: Config, options: PassOptions, report: Report, walk: MemoryWalk
     store = BaseStore(StateFiles(cfg.state_dir).base, read_only=options.dry_run)
     setting = Setting(cfg, options, layout, store, options.today or date.today(), walk)
     try:
+        report.stopped = changed_layout(cfg, store)
+        if report.stopped:
+            report.stopped += "; nothing was written"
+            return report
         narrowed = narrow_pass(cfg, layout, store, seen) if seen is not None else None
         if narrowed is not None:
             scoped = Report(dry_run=report.dry_run, scoped=True)  # a widened attempt leaves no trace
@@ -175,7 +180,7 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
         # Units both sides already agree on but the base does not know (a pass killed after writing, before
         # committing) are committed now, so nothing stays uncommitted.
         converged = {
-            layout.note_for_key(k)
+            u.vault_note.path if u.vault_note else layout.note_for_key(k)
             for k, u in world.units.items()
             if u.decision and u.decision.outcome is Outcome.CONVERGED
         }
@@ -193,6 +198,7 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
             conflicts={c.copy_path: (c.key, c.detail) for c in plan.conflicts} | {p: c[:2] for p, c in carried.items()},
             resolved=gone,
             reported=fresh_notes,
+            layout=cfg.layout.as_json(),
         )
         report.open_conflicts = sorted(set(report.open_conflicts) | {c.copy_path for c in plan.conflicts})
         if not applied.failed_keys and settled(report):
