@@ -46,6 +46,7 @@ from vaultsync.engine.tail import (
     begin_writes,
     commit_agent,
     commit_person,
+    hold_moved,
     missing_places,
     notes_once,
     open_repo,
@@ -149,6 +150,7 @@ def run_batched(setting: Setting, report: Report) -> Report | None:
         moves = [(old, new) for old, new in moves if old not in vault.entities and new in vault.entities]
         renamed = apply_moves(moves, mem, base, cfg.life)
         world = gather(mem, vault, base, layout, store.ids(batch.rels), setting.today, earlier)
+        hold_moved(cfg, layout, world)
         decide_all(world)
         return Read(base, mem, vault, world, moves, renamed)
 

@@ -27,6 +27,7 @@ from vaultsync.engine.tail import (
     changed_layout,
     commit_agent,
     commit_person,
+    hold_moved,
     missing_places,
     notes_once,
     open_repo,
@@ -115,6 +116,7 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
     renamed = apply_moves(moves, mem, base, cfg.life)
     earlier = setting.files.uncommitted_notes()
     world = gather(mem, vault, base, layout, store.ids(narrowed.scope.rels if narrowed else None), today, earlier)
+    hold_moved(cfg, layout, world)
     report.problems += world.problems
     decide_all(world)
 

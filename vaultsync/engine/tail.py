@@ -19,6 +19,8 @@ from pathlib import Path
 from vaultsync.config import Config, Layout
 from vaultsync.core.changes import message
 from vaultsync.core.guard import changed_settings, relocated, stranded
+from vaultsync.core.units import World
+from vaultsync.core.vanished import gone, hold
 from vaultsync.engine.options import PassOptions
 from vaultsync.fs import set_aside
 from vaultsync.git.repo import VaultRepo
@@ -31,6 +33,7 @@ from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
 from vaultsync.state.walk import MemoryWalk
 from vaultsync.vault.layout import VaultLayout
+from vaultsync.vault.scan import find_elsewhere
 
 
 @dataclass(frozen=True)
@@ -165,6 +168,15 @@ def changed_layout(cfg: Config, store: BaseStore) -> str:
     places = relocated(VaultLayout(old), VaultLayout(cfg.layout), store.keys())
     found = sorted(p for p in places if (cfg.vault / p).exists())
     return stranded(changed_settings(old, cfg.layout), places, found)
+
+
+def hold_moved(cfg: Config, layout: VaultLayout, world: World) -> None:
+    """Before deciding: units whose note is gone from its place but still in the vault (moved where a pass does
+    not read, evicted by iCloud) are left alone on both sides and reported, never deleted from the memory.
+    The vault is searched only when some unit's note is gone."""
+    missing = gone(world, layout)
+    if missing:
+        hold(world, missing, find_elsewhere(cfg.vault, layout, set(missing.values())))
 
 
 def settle_conflicts(
