@@ -263,6 +263,8 @@ def _init(args: argparse.Namespace, path: Path) -> int:
         print(f"kept (already there): {rel}")
     if result.repo_created:
         print("created a git repository in the vault")
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     return ExitCode.CLEAN
 
 
