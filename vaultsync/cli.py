@@ -371,6 +371,8 @@ def _init(args: argparse.Namespace, path: Path) -> int:
         print("created a git repository in the vault")
     if result.remote_added:
         print("added the remote origin; the next pass pushes to it")
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     return ExitCode.CLEAN
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -27,6 +27,19 @@ class Layout:
     archives: str = "4 Archives"
     daily: str = "Daily"
     agent: str = "agent"
+
+    def as_json(self) -> str:
+        """The layout as the base records it, to tell a changed setting from notes deleted by hand."""
+        return json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Layout | None:
+        """The layout ``as_json`` wrote; None when the text is not one (a newer or damaged record)."""
+        try:
+            value = json.loads(text)
+            return cls(**value) if isinstance(value, dict) else None
+        except (ValueError, TypeError):
+            return None
 
     def para_folders(self) -> dict[str, str]:
         """Memory-side PARA folder name -> vault folder name."""
@@ -188,6 +201,9 @@ def load(path: Path) -> Config:
             raise ConfigError(f"{path}: [paths].{key} must be a path")
         # A relative path means relative to the config file, not to wherever cron starts.
         roots[key] = (path.parent / Path(value).expanduser()).resolve()
+    overlap = overlapping_roots(roots["workspace"], roots["life"], roots["vault"])
+    if overlap:
+        raise ConfigError(f"{path}: {overlap}")
     layout = _section(Layout, raw.get("vault"), f"{path}: [vault]")
     safety = _section(Safety, raw.get("safety"), f"{path}: [safety]")
     if not 0 <= safety.max_delete_share <= 1:
@@ -225,6 +241,33 @@ def _ref_safe(name: str) -> bool:
         and ".." not in name
         and not any(c in name for c in " ~^:?*[\\\t\n")
     )
+
+
+def _overlap(a: Path, b: Path) -> bool:
+    return a == b or a in b.parents or b in a.parents
+
+
+def overlapping_roots(workspace: Path, life: Path, vault: Path) -> str:
+    """Why these three roots cannot be synced together, or "" when they can (paths already resolved).
+
+    A vault inside, equal to or holding a memory root would mirror its own notes deeper on every pass; a life
+    folder inside or equal to the workspace's ``memory/``, or a ``memory/`` inside a PARA folder of life, gives
+    each file two notes, and conflicting edits to the two lose one. ``init`` and every pass check the same.
+    """
+    for name, root in (("workspace", workspace), ("life", life)):
+        if _overlap(vault, root):
+            return (
+                f"the vault {vault} may not be inside, equal to, or a parent of the {name} folder {root}: it would "
+                "sync its own notes into itself; give the vault a folder of its own"
+            )
+    memory = workspace / "memory"
+    paras = [life / para for para in ("projects", "areas", "resources", "archives")]
+    if life == memory or memory in life.parents or any(p == memory or p in memory.parents for p in paras):
+        return (
+            f"the life folder {life} and the workspace's memory folder {memory} overlap: every file in both would "
+            "be synced twice; move one out of the other and point [paths] at the new place"
+        )
+    return ""
 
 
 def _toml_value(value: object) -> str:

@@ -8,7 +8,7 @@ from importlib import resources
 from pathlib import Path
 
 from vaultsync import config as configmod
-from vaultsync.config import Config, ConfigError, RemoteSettings
+from vaultsync.config import Config, ConfigError, RemoteSettings, overlapping_roots
 from vaultsync.fs import atomic_write
 from vaultsync.git import remote as gitremote
 from vaultsync.git.repo import VaultRepo
@@ -36,22 +36,25 @@ class InitResult:
     repo_created: bool = False
     cloned: bool = False
     remote_added: bool = False
+    warnings: list[str] = field(default_factory=list)
     commit: str | None = None
 
 
-def _overlap(a: Path, b: Path) -> bool:
-    return a == b or a in b.parents or b in a.parents
-
-
-def check_roots(workspace: Path, life: Path, vault: Path) -> None:
-    """The vault must be a folder of its own: syncing a tree into itself would feed on its own output."""
+def check_roots(workspace: Path, life: Path, vault: Path) -> list[str]:
+    """The roots must exist and not overlap (``overlapping_roots``, the check every pass makes too); returns
+    warnings about a layout that works but surprises: a life folder inside the workspace."""
     for name, root in (("workspace", workspace), ("life", life)):
         if not root.is_dir():
             raise ConfigError(f"{root}: the {name} folder does not exist; create it or fix --{name}")
-        if _overlap(vault, root):
-            raise ConfigError(
-                f"{vault}: the vault may not be inside, equal to, or a parent of the {name} folder {root}"
-            )
+    overlap = overlapping_roots(workspace, life, vault)
+    if overlap:
+        raise ConfigError(overlap)
+    if workspace in life.parents:
+        return [
+            f"the life folder {life} is inside the workspace {workspace}: that works (a pass reads only MEMORY.md, "
+            "HEARTBEAT.md and memory/ there), but keep it out of memory/, where its files would be synced twice"
+        ]
+    return []
 
 
 def _template(name: str) -> bytes:
@@ -73,11 +76,11 @@ def init_vault(
     """Write the config and prepare the vault. ``remote_url`` adds a git remote to the vault's repository;
     ``clone_url`` starts the vault as a clone of an existing one (a vault that is missing or empty)."""
     workspace, life, vault = (p.expanduser().resolve() for p in (workspace, life, vault))
-    check_roots(workspace, life, vault)
+    warnings = check_roots(workspace, life, vault)
     remote = RemoteSettings() if remote_url or clone_url else None
     cfg = Config(workspace=workspace, life=life, vault=vault, remote=remote)
     text = configmod.dumps(cfg).encode()
-    result = InitResult(config_path)
+    result = InitResult(config_path, warnings=warnings)
     if config_path.exists() and config_path.read_bytes() != text:
         raise ConfigError(f"{config_path}: a different config is already there; remove it or pass another --config")
     if clone_url and remote:

@@ -55,6 +55,10 @@ def keyed_changes(world: World, layout: VaultLayout) -> tuple[list[tuple[str, Ch
         if outcome in PERSON_SIDE:
             changes.append((key, Change("vault", scope, classify(state.kind, state.base, state.vault))))
             person_paths.add(state.vault_note.path if state.vault_note else layout.note_for_key(key))
+        elif state.vault_note and state.vault_note.path != layout.note_for_key(key):
+            # A daily note the person keeps in a date sub-folder: the move is theirs to commit, from where the
+            # layout puts it (a path git no longer finds changed is left out of the commit).
+            person_paths |= {state.vault_note.path, layout.note_for_key(key)}
         if outcome in AGENT_SIDE and not (outcome is Outcome.CONVERGED and state.memory == state.base):
             changes.append((key, Change("memory", scope, classify(state.kind, state.base, state.memory))))
     return changes, {p for p in person_paths if p}

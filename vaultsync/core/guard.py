@@ -5,12 +5,14 @@ would have done; the person confirms with ``--yes``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields
 
-from vaultsync.config import Config
+from vaultsync.config import Config, Layout
 from vaultsync.core.decide import UNKNOWN
 from vaultsync.core.units import UnitState, World
-from vaultsync.keys import scope_of
+from vaultsync.keys import is_file, mem_path_of, rel_of, scope_of
+from vaultsync.vault.layout import VaultLayout
 
 
 @dataclass
@@ -71,3 +73,56 @@ def empty_side(empty: dict[str, bool], synced: bool) -> str:
         if nothing:
             return f"the {side} side is empty while the last sync had content; is a folder unmounted?"
     return ""
+
+
+def changed_settings(old: Layout, new: Layout) -> list[str]:
+    """The ``[vault]`` settings that differ between two layouts, as ``[vault] daily: 'Daily' -> '.'``."""
+    return [
+        f"[vault] {f.name}: {getattr(old, f.name)!r} -> {getattr(new, f.name)!r}"
+        for f in fields(Layout)
+        if getattr(old, f.name) != getattr(new, f.name)
+    ]
+
+
+def relocated(old: VaultLayout, new: VaultLayout, keys: Iterable[str]) -> dict[str, str]:
+    """Each synced place that ``new`` puts elsewhere than ``old`` did: old vault path -> new one.
+
+    Trigger: a ``[vault]`` folder setting changed since the base was saved. Why: a pass reads each unit where
+    the layout says, so a note still in the old place looks deleted and the agent's file would go with it.
+    Then: the engine looks which old places still exist and stops before writing (exit 4). A place is an
+    entity's folder (its facts follow it) or a mirrored file's note.
+    """
+    places: dict[str, str] = {}
+    rels: set[str] = set()
+    for key in keys:
+        if is_file(key):
+            mem_path = mem_path_of(key)
+            before, after = old.file_note(mem_path), new.file_note(mem_path)
+            if before and before != after:
+                places[before] = after or ""
+        else:
+            rels.add(rel_of(key))
+    for rel in rels:
+        before, after = old.entity_dir(rel), new.entity_dir(rel)
+        if before != after:
+            places[before] = after
+    return places
+
+
+def stranded(settings: list[str], places: dict[str, str], found: list[str]) -> str:
+    """Why a pass under a changed layout must stop: ``found`` are the old places (of ``places``) still there."""
+    if not found:
+        return ""
+    moves = sorted({(_folder(old), _folder(places[old])) for old in found})
+    hint = ", ".join(f"'{a}' -> '{b}'" for a, b in moves[:5])
+    sample = ", ".join(found[:5])
+    return (
+        f"the vault layout changed since the last sync ({'; '.join(settings)}) and {len(found)} synced note(s) "
+        f"are still where the old layout put them ({sample}{' ...' if len(found) > 5 else ''}); they would be "
+        f"taken for deleted: move them ({hint}), or set the config back"
+    )
+
+
+def _folder(path: str) -> str:
+    parent = path.rpartition("/")[0] if path.endswith(".md") else path
+    return f"{parent}/" if parent else "the top of the vault"

@@ -17,7 +17,8 @@ from vaultsync.memory.items_edit import (
     apply_edits,
     new_items_file,
 )
-from vaultsync.model import canonical
+from vaultsync.memory.tree import MemEntity
+from vaultsync.model import Problem, Record, Severity, canonical
 
 
 class MemorySide(PlanTarget):
@@ -77,8 +78,19 @@ class MemorySide(PlanTarget):
             for position, note in enumerate(order):
                 self.positions[fact_key(rel, note)] = position
             keys = tuple(fact_key(rel, n) for n in set(current) | set(final))
-            if entity and entity.doc and not alive:
+            unshown = _unshown(entity, current, self.skipped) if entity else 0
+            if entity and entity.doc and not alive and not unshown:
                 self.add("memory", "delete", folder / "items.json", None, entity.items_raw, keys)
+            elif entity and entity.doc and not alive:
+                # The entity is gone from the vault, but the file holds facts the vault never showed (an unsafe
+                # id, not an object, unreadable): the person could not have meant to delete those.
+                if edits:
+                    data = apply_edits(entity.doc, edits)
+                    self.add("memory", "write", folder / "items.json", data, entity.items_raw, keys, keep_old=True)
+                    why = f"{unshown} fact(s) never shown in the vault (see the errors about them) are kept in it"
+                    self.plan.problems.append(
+                        Problem(str(folder / "items.json"), f"{why}; fix or delete them there", Severity.WARNING)
+                    )
             elif edits and entity and entity.doc:
                 data = apply_edits(entity.doc, edits)
                 keep_old = any(isinstance(e, DeleteEntry) for e in edits)
@@ -111,3 +123,12 @@ class MemorySide(PlanTarget):
                 # emptied, so the agent's text goes to the trash first, as a deleted file's would.
                 keep_old=final_content is None and summary is not None,
             )
+
+
+def _unshown(entity: MemEntity, current: dict[str, tuple[int, Record]], skipped: set[str]) -> int:
+    """How many facts of the entity's file no note stands for this pass: entries that are not readable facts,
+    and readable ones whose unit was skipped."""
+    if entity.doc is None:
+        return 0
+    held = sum(1 for note in current if fact_key(entity.rel, note) in skipped)
+    return len(entity.doc.entries) - len(current) + held

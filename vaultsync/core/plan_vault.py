@@ -192,7 +192,8 @@ class VaultSide(PlanTarget):
             if state.kind != FILE or key in self.skipped:
                 continue
             mem_path = mem_path_of(key)
-            path = self.layout.file_note(mem_path)
+            # A note is written where it is (a daily note in a date sub-folder), a new one where the config says.
+            path = state.vault_note.path if state.vault_note else self.layout.file_note(mem_path)
             if path is None:
                 continue
             final = self.final_files.get(mem_path)

@@ -75,15 +75,14 @@ def narrow(seen: Seen, layout: VaultLayout, files: Collection[str], entities: Ma
             scoped.add(key)
         else:
             return None
-    daily = layout.layout.daily + "/"
     for path in seen.vault:
         parent, _, name = path.rpartition("/")
         if CONFLICT_MARK in name:
             continue  # a copy is no unit; one deleted resolves its conflict, which the store knows of
         mem_path = layout.file_for_note(path)
-        if mem_path and (
-            mem_path in files or mem_path in CREATABLE or (path.startswith(daily) and _new_daily(mem_path))
-        ):
+        if mem_path and layout.file_note(mem_path) != path:
+            return None  # a daily note kept in a date sub-folder: only a full scan finds every note of a day
+        if mem_path and (mem_path in files or mem_path in CREATABLE or _new_daily(mem_path)):
             scoped.add(mem_path)
             continue
         rel = layout.entity_rel_of_dir(parent)

@@ -154,7 +154,7 @@ def gather(
         managed = (
             state is not None
             or mem_path in CREATABLE
-            or (mem_path.startswith("workspace/memory/") and (note.path.startswith(layout.layout.daily + "/")))
+            or (mem_path.startswith("workspace/memory/") and layout.daily_of_note(note.path) is not None)
         )
         if not managed:
             world.foreign.append(note.path)

@@ -46,6 +46,7 @@ from vaultsync.engine.tail import (
     begin_writes,
     commit_agent,
     commit_person,
+    hold_moved,
     missing_places,
     notes_once,
     open_repo,
@@ -151,6 +152,7 @@ def run_batched(setting: Setting, report: Report) -> Report | None:
         moves = [(old, new) for old, new in moves if old not in vault.entities and new in vault.entities]
         renamed = apply_moves(moves, mem, base, cfg.life)
         world = gather(mem, vault, base, layout, store.ids(batch.rels), setting.today, earlier)
+        hold_moved(cfg, layout, world)
         decide_all(world)
         return Read(base, mem, vault, world, moves, renamed)
 
@@ -374,7 +376,7 @@ def _write(
         blobs |= _blobs(got, applied.done)
         reads |= racy_reads(got.mem, setting.walk.racy)
         vault_paths |= {
-            layout.note_for_key(k)
+            u.vault_note.path if u.vault_note else layout.note_for_key(k)
             for k, u in got.world.units.items()
             if u.decision and u.decision.outcome is Outcome.CONVERGED
         }
@@ -393,7 +395,7 @@ def _write(
     if not commit_agent(setting, repo, report, vault_paths, agent_changes, sorted(touched)):
         return report  # the base is not saved: the notes listed as uncommitted wait for the next pass
     kept = new_conflicts | {new: (key, detail) for new, (key, detail, _) in carried.items()}
-    store.save({}, [], conflicts=kept, resolved=gone, reported=fresh_notes, commit=False)
+    store.save({}, [], conflicts=kept, resolved=gone, reported=fresh_notes, commit=False, layout=cfg.layout.as_json())
     store.commit()
     report.open_conflicts = sorted(set(report.open_conflicts) | set(carried))
     if complete and not failed and settled(report):

@@ -170,7 +170,7 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
         report.problems.append(Problem(str(cfg.vault), f"{exc}; the next pass finishes the import"))
         return report
     del write, names, counts, kept  # what planning needed; the commit below needs room of its own
-    store.save({}, [], reported=notes_once(report, store, ()), commit=False)
+    store.save({}, [], reported=notes_once(report, store, ()), commit=False, layout=cfg.layout.as_json())
     agent_changes = [c for c in report.changes if c.side == "memory"]
     checked = _checked(repo, clean, blobs)
     if not commit_agent(setting, repo, report, set(blobs), agent_changes, sorted(touched), checked, clear=False):

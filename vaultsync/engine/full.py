@@ -24,8 +24,10 @@ from vaultsync.engine.scoped import Narrowed, narrow_pass, standing_unread
 from vaultsync.engine.tail import (
     Setting,
     begin_writes,
+    changed_layout,
     commit_agent,
     commit_person,
+    hold_moved,
     missing_places,
     notes_once,
     open_repo,
@@ -55,6 +57,10 @@ def run_full(cfg: Config, options: PassOptions, report: Report, walk: MemoryWalk
         return report
     setting = Setting(cfg, options, layout, store, options.today or date.today(), walk)
     try:
+        report.stopped = changed_layout(cfg, store)
+        if report.stopped:
+            report.stopped += "; nothing was written"
+            return report
         narrowed = narrow_pass(cfg, layout, store, seen) if seen is not None else None
         if narrowed is not None:
             scoped = Report(dry_run=report.dry_run, scoped=True)  # a widened attempt leaves no trace
@@ -116,6 +122,7 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
     renamed = apply_moves(moves, mem, base, cfg.life)
     earlier = setting.files.uncommitted_notes()
     world = gather(mem, vault, base, layout, store.ids(narrowed.scope.rels if narrowed else None), today, earlier)
+    hold_moved(cfg, layout, world)
     report.problems += world.problems
     decide_all(world)
 
@@ -181,7 +188,7 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
         # Units both sides already agree on but the base does not know (a pass killed after writing, before
         # committing) are committed now, so nothing stays uncommitted.
         converged = {
-            layout.note_for_key(k)
+            u.vault_note.path if u.vault_note else layout.note_for_key(k)
             for k, u in world.units.items()
             if u.decision and u.decision.outcome is Outcome.CONVERGED
         }
@@ -199,6 +206,7 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
             conflicts={c.copy_path: (c.key, c.detail) for c in plan.conflicts} | {p: c[:2] for p, c in carried.items()},
             resolved=gone,
             reported=fresh_notes,
+            layout=cfg.layout.as_json(),
         )
         report.open_conflicts = sorted(set(report.open_conflicts) | {c.copy_path for c in plan.conflicts})
         if not applied.failed_keys and settled(report):

@@ -22,6 +22,7 @@ from vaultsync.state import snapshot
 from vaultsync.state.files import StateFiles
 from vaultsync.state.snapshot import Seen
 from vaultsync.state.walk import MemoryWalk, aged_stat
+from vaultsync.vault.layout import CONFLICT_MARK, VaultLayout
 
 SUSPECTS_MAX = 2000  # more notes than this to hash on every quick check: better one more full pass
 
@@ -88,11 +89,13 @@ def _changed_notes(suspects: dict[str, Any], cfg: Config) -> set[str]:
 
 
 class Places:
-    """Which vault paths a full pass reads: notes under the PARA folders, and daily notes directly in Daily."""
+    """Which vault paths a full pass reads: notes under the PARA folders, and daily notes in Daily and its date
+    sub-folders."""
 
     def __init__(self, cfg: Config) -> None:
         self.para = tuple(cfg.layout.para_folders().values())
-        self.daily = cfg.layout.daily
+        self.layout = VaultLayout(cfg.layout)
+        self.daily = self.layout.daily_dir
 
     def read_by_a_pass(self, path: str) -> bool:
         folder = path.endswith("/")
@@ -105,8 +108,13 @@ class Places:
             if folder and top.startswith(f"{path}/"):
                 return True
         if folder:
-            return path == self.daily or self.daily.startswith(f"{path}/")
-        return path.rpartition("/")[0] == self.daily and path.endswith(".md")
+            return path == self.daily or self.daily.startswith(f"{path}/") or self.layout.in_daily(path)
+        parent, _, name = path.rpartition("/")
+        if not name.endswith(".md") or not self.layout.in_daily(parent):
+            return False
+        if self.daily and parent == self.daily:
+            return True
+        return self.layout.daily_of_note(path) is not None or CONFLICT_MARK in name
 
 
 @dataclass

@@ -20,6 +20,7 @@ from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
 from vaultsync.state.snapshot import Seen
 from vaultsync.vault.layout import VaultLayout
+from vaultsync.vault.scan import find_daily_notes
 
 
 @dataclass
@@ -66,7 +67,7 @@ def narrow_pass(
         return None  # a read-only look (--dry-run) at a base from an older version
     base = first.base if first else BaseKeys(store, store.files(), store.count())
     scope = narrow(seen, layout, base.files, entities)
-    if scope is None or crowded(scope.created, cfg.life, cfg.vault, layout):
+    if scope is None or crowded(scope.created, cfg.life, cfg.vault, layout) or dated(cfg, layout, scope.files):
         return None
     scope = replace(scope, rels=scope.rels | set(more))
     context = Context(scope, layout, store, entities, base.files, first.context.naming if first else None)
@@ -83,6 +84,17 @@ def standing_unread(cfg: Config, layout: VaultLayout, narrowed: Narrowed) -> lis
         root, _, rest = mem_path.partition("/")
         read.add(str((cfg.workspace if root == "workspace" else cfg.life) / rest))
     return [p for p in narrowed.seen.problems if p.path not in read and not read_note(p.path)]
+
+
+def dated(cfg: Config, layout: VaultLayout, files: Iterable[str]) -> bool:
+    """Whether a daily note in scope is kept in a date sub-folder (``Daily/2026/11/``) rather than where the
+    config puts it: a scoped scan reads notes where the layout says, so it would take that one for deleted."""
+    missing = set()
+    for mem_path in files:
+        note = layout.file_note(mem_path)
+        if note and layout.daily_of_note(note) and not (cfg.vault / note).exists():
+            missing.add(note.rpartition("/")[2])
+    return bool(missing) and bool(find_daily_notes(cfg.vault, layout, missing))
 
 
 def crowded(created: Iterable[str], life: Path, vault: Path, layout: VaultLayout) -> bool:

@@ -16,8 +16,11 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from vaultsync.config import Config
+from vaultsync.config import Config, Layout
 from vaultsync.core.changes import message
+from vaultsync.core.guard import changed_settings, relocated, stranded
+from vaultsync.core.units import World
+from vaultsync.core.vanished import gone, hold
 from vaultsync.engine.options import PassOptions
 from vaultsync.fs import set_aside
 from vaultsync.git.repo import VaultRepo
@@ -30,6 +33,7 @@ from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
 from vaultsync.state.walk import MemoryWalk
 from vaultsync.vault.layout import VaultLayout
+from vaultsync.vault.scan import find_elsewhere
 
 
 @dataclass(frozen=True)
@@ -133,7 +137,8 @@ def missing_places(cfg: Config, layout: VaultLayout, base: Iterable[str]) -> str
     paras: set[str] = set()  # every entity's and fact's places follow from its PARA folder: one look per folder
     for key in base:
         if is_file(key):
-            vault_tops.add(layout.note_for_key(key).split("/", 1)[0])
+            note = layout.note_for_key(key)
+            vault_tops.add(note.split("/", 1)[0] if "/" in note else "")  # "": a daily note at the top
             root, _, sub = mem_path_of(key).partition("/")
             top = sub.split("/", 1)[0] if "/" in sub else ""
             memory_dirs.add((cfg.workspace if root == "workspace" else cfg.life) / top)
@@ -147,6 +152,31 @@ def missing_places(cfg: Config, layout: VaultLayout, base: Iterable[str]) -> str
     if not gone:
         return ""
     return f"{', '.join(gone)} held synced notes and is missing (renamed in the config, or not mounted?)"
+
+
+def changed_layout(cfg: Config, store: BaseStore) -> str:
+    """Why a pass must stop because a ``[vault]`` folder setting changed while synced notes stayed put, or "".
+
+    The base records the layout it was saved with; only when that differs are the old places looked at (one
+    look per entity folder and mirrored file), so an unchanged config costs one query. ``--yes`` does not
+    override this stop: the notes exist, they are only not where the config says.
+    """
+    recorded = store.layout()
+    old = Layout.from_json(recorded) if recorded is not None and recorded != cfg.layout.as_json() else None
+    if old is None:
+        return ""
+    places = relocated(VaultLayout(old), VaultLayout(cfg.layout), store.keys())
+    found = sorted(p for p in places if (cfg.vault / p).exists())
+    return stranded(changed_settings(old, cfg.layout), places, found)
+
+
+def hold_moved(cfg: Config, layout: VaultLayout, world: World) -> None:
+    """Before deciding: units whose note is gone from its place but still in the vault (moved where a pass does
+    not read, evicted by iCloud) are left alone on both sides and reported, never deleted from the memory.
+    The vault is searched only when some unit's note is gone."""
+    missing = gone(world, layout)
+    if missing:
+        hold(world, missing, find_elsewhere(cfg.vault, layout, set(missing.values())))
 
 
 def settle_conflicts(

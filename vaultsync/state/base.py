@@ -26,6 +26,7 @@ CREATE TABLE IF NOT EXISTS units (
 CREATE TABLE IF NOT EXISTS ids (entity TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (entity, id));
 CREATE TABLE IF NOT EXISTS conflicts (path TEXT PRIMARY KEY, key TEXT NOT NULL, detail TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS reported (path TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 # A fact note's name as wiki-links compare names (``fact_stem``), indexed so that a scoped pass can count the
 # notes sharing a name without reading every key (53,000 at 50k facts).
@@ -185,6 +186,15 @@ class BaseStore:
     def conflicts(self) -> dict[str, tuple[str, str]]:
         return {p: (k, d) for p, k, d in self.db.execute("SELECT path, key, detail FROM conflicts")}
 
+    def layout(self) -> str | None:
+        """The vault layout (``[vault]`` folder names, as JSON) the base was last saved with; None when unknown
+        (a base from before it was kept): every synced unit's note is where that layout puts it."""
+        try:
+            row = self.db.execute("SELECT value FROM meta WHERE name = 'layout'").fetchone()
+        except sqlite3.OperationalError:  # a read-only look at a base from before the table
+            return None
+        return row[0] if row else None
+
     def reported(self) -> set[str]:
         return {p for (p,) in self.db.execute("SELECT path FROM reported")}
 
@@ -199,9 +209,10 @@ class BaseStore:
         *,
         rows: Iterable[UnitRow] = (),
         commit: bool = True,
+        layout: str | None = None,
     ) -> None:
         """Record one pass's outcome in a single transaction: all of it or none of it. ``rows`` are more
-        upserts, made by ``unit_rows``.
+        upserts, made by ``unit_rows``; ``layout`` is the vault layout the units were synced with.
 
         ``commit=False`` leaves the transaction open for more (a first import saves batch by batch and commits
         once, after the git commit); ``commit()`` or ``close()`` (which discards it) ends it.
@@ -219,3 +230,5 @@ class BaseStore:
             )
             self.db.executemany("DELETE FROM conflicts WHERE path = ?", ((p,) for p in resolved))
             self.db.executemany("INSERT OR IGNORE INTO reported (path) VALUES (?)", ((p,) for p in reported))
+            if layout is not None:
+                self.db.execute("INSERT OR REPLACE INTO meta (name, value) VALUES ('layout', ?)", (layout,))

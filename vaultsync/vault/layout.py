@@ -15,6 +15,7 @@ from vaultsync.model import PARA_KEYS
 from vaultsync.names import daily_date
 
 FACTS_DIR = "facts"
+CONFLICT_MARK = ".vaultsync-conflict-"  # in the name of a conflict copy vaultsync keeps beside a note
 
 
 def slug_of(rel: str) -> str:
@@ -58,7 +59,7 @@ class VaultLayout:
             if sub == rest:
                 return None
             if "/" not in sub and daily_date(sub):
-                return f"{self.layout.daily}/{sub}"
+                return self.daily_note(sub)
             if sub.startswith("archive/"):
                 return f"{self.agent_archive_dir()}/{sub.removeprefix('archive/')}"
             return f"{self.agent_dir()}/memory/{sub}"
@@ -77,9 +78,42 @@ class VaultLayout:
             return self.entity_note(rel_of(key))
         return self.file_note(mem_path_of(key)) or ""
 
+    @property
+    def daily_dir(self) -> str:
+        """The daily notes' folder; "" for the top of the vault (Obsidian's default, which people write ".")."""
+        folder = self.layout.daily.strip("/")
+        return "" if folder in ("", ".") else folder
+
+    def daily_note(self, name: str) -> str:
+        """Where a new daily note goes: directly in the daily folder, as the config says."""
+        return f"{self.daily_dir}/{name}" if self.daily_dir else name
+
+    def in_daily(self, folder: str) -> bool:
+        """Whether notes in vault folder ``folder`` are read as daily notes: the daily folder itself, or a date
+        sub-folder of it (``Daily/2026/11``, as Obsidian's date format ``YYYY/MM/YYYY-MM-DD`` makes them): every
+        folder below the daily one starts with a digit and none is a PARA folder (``1 Projects``)."""
+        daily = self.daily_dir
+        if folder == daily:
+            return True
+        if daily and not folder.startswith(f"{daily}/"):
+            return False
+        parts = folder[len(daily) + 1 :].split("/") if daily else folder.split("/")
+        tops = set(self.managed_roots())
+        return parts[0] not in tops and all(p[:1].isdigit() for p in parts)
+
+    def daily_of_note(self, vault_path: str) -> str | None:
+        """The daily note's file name (``2026-11-27.md``) a note in the daily folder or a date sub-folder of it
+        stands for, wherever the person keeps it there; None for any other note."""
+        folder, _, name = vault_path.rpartition("/")
+        return name if daily_date(name) and self.in_daily(folder) else None
+
     # -- vault -> memory -------------------------------------------------------------------------------
     def file_for_note(self, vault_path: str) -> str | None:
-        """The memory file a vault note mirrors, if the forward mapping leads back to exactly this note."""
+        """The memory file a vault note mirrors, if the forward mapping leads back to exactly this note, or it
+        is a daily note in a date sub-folder of the daily folder (it is followed where it is)."""
+        daily = self.daily_of_note(vault_path)
+        if daily is not None:
+            return f"workspace/memory/{daily}"
         candidate = self._file_candidate(vault_path)
         if candidate and self.file_note(candidate) == vault_path:
             return candidate
@@ -88,7 +122,6 @@ class VaultLayout:
     def _file_candidate(self, vault_path: str) -> str | None:
         agent = self.agent_dir() + "/"
         archive = self.agent_archive_dir() + "/"
-        daily = self.layout.daily + "/"
         if vault_path.startswith(agent):
             rest = vault_path[len(agent) :]
             if rest in ("MEMORY.md", "HEARTBEAT.md"):
@@ -100,8 +133,6 @@ class VaultLayout:
             return None
         if vault_path.startswith(archive):
             return f"workspace/memory/archive/{vault_path[len(archive) :]}"
-        if vault_path.startswith(daily):
-            return f"workspace/memory/{vault_path[len(daily) :]}"
         para = self.para_of_path(vault_path)
         if para:
             return f"life/{para}/{vault_path.split('/', 1)[1]}"
@@ -129,4 +160,4 @@ class VaultLayout:
         return self.agent_dir(), self.agent_archive_dir()
 
     def managed_roots(self) -> list[str]:
-        return [*self.layout.para_folders().values(), self.layout.daily]
+        return [*self.layout.para_folders().values(), self.daily_dir]

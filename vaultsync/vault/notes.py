@@ -16,6 +16,7 @@ from typing import Any
 from vaultsync.model import EntityContent, Record
 from vaultsync.names import daily_date
 from vaultsync.textio import strip_bom
+from vaultsync.vault.layout import CONFLICT_MARK
 from vaultsync.vault.links import link_target
 from vaultsync.yamlcore import YamlError, join_note, parse_properties, split_note
 from vaultsync.yamldump import dump_properties
@@ -30,7 +31,6 @@ ENTITY_DERIVED = ("kind", "aliases", "tags", "facts_active", "facts_superseded",
 ENTITY_KEEPABLE = ("aliases", "tags")
 _BARE_VIEW = re.compile(r"\n```base\n(?:(?!```).)*file\.inFolder\(\"[^\"]*/facts\"\)(?:(?!```).)*```\n?\Z", re.DOTALL)
 # How vaultsync names the copy of a note that lost a clash; a view of facts must leave such copies out.
-CONFLICT_MARK = ".vaultsync-conflict-"
 VIEW_MARKER = "%% vaultsync: live view of this entity's facts; edit a fact in its own note %%"
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,8 +16,8 @@ from vaultsync.fs import BEING_WRITTEN, BeingWritten, is_leftover, read_whole
 from vaultsync.model import Problem, Severity
 from vaultsync.names import daily_date, name_problem
 from vaultsync.textio import NotText, decode
-from vaultsync.vault.layout import FACTS_DIR, VaultLayout, slug_of
-from vaultsync.vault.notes import CONFLICT_MARK, NoteError, read_entity_note, read_fact_note
+from vaultsync.vault.layout import CONFLICT_MARK, FACTS_DIR, VaultLayout, slug_of
+from vaultsync.vault.notes import NoteError, read_entity_note, read_fact_note
 
 # Copies other tools leave behind; never read as facts or entities.
 FOREIGN_COPY = re.compile(r"(\.sync-conflict-|\(conflicted copy|\(conflict\)|\.orig$|~$|\.bak$|\.tmp$)", re.IGNORECASE)
@@ -197,13 +197,31 @@ class _Scanner:
             elif entry.name.endswith(".md"):
                 self.candidate(child)
 
-    def walk_daily(self) -> None:
-        folder = self.layout.layout.daily
+    def walk_daily(self, folder: str | None = None, only: Collection[str] | None = None) -> None:
+        """Daily notes in the daily folder and its date sub-folders (``Daily/2026/11/2026-11-27.md``); ``only``:
+        just those file names. Two notes for one day are reported and neither is read: either could be the one
+        the person means, and reading one would take the other's text for deleted."""
+        folder = self.layout.daily_dir if folder is None else folder
         for entry in self.entries(folder):
-            if not entry.is_file(follow_symlinks=False):
+            path = f"{folder}/{entry.name}" if folder else entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if self.layout.in_daily(path) and path not in self.layout.reserved_dirs():
+                    self.walk_daily(path, only)
+            elif not entry.is_file(follow_symlinks=False) or (only is not None and entry.name not in only):
                 continue
-            if daily_date(entry.name) or CONFLICT_MARK in entry.name:
-                self.candidate(f"{folder}/{entry.name}")
+            elif CONFLICT_MARK in entry.name:
+                self.candidate(path)
+            elif daily_date(entry.name):
+                mem_path = f"workspace/memory/{entry.name}"
+                twin = self.scan.files.get(mem_path)
+                if twin is None:
+                    self.candidate(path)
+                else:
+                    problem = f"two notes stand for the daily note {entry.name}: {twin.path} and this one; keep one"
+                    self.scan.problems.append(
+                        Problem(path, f"{problem}; both left untouched on both sides", standing=True)
+                    )
+                    self.scan.files[mem_path] = Note(twin.path, b"", broken=True)
 
 
 def scan_vault(root: Path, layout: VaultLayout) -> VaultScan:
@@ -261,6 +279,64 @@ def scan_vault_scope(root: Path, layout: VaultLayout, rels: Iterable[str], files
     return scanner.scan
 
 
+def find_daily_notes(root: Path, layout: VaultLayout, names: Collection[str]) -> dict[str, str]:
+    """Where the daily notes named ``names`` are, in the daily folder or a date sub-folder of it, none read:
+    memory path -> vault path (a note for a day that has two is given as the first)."""
+    scanner = _Scanner(root, layout, listing=True)
+    scanner.walk_daily(only=names)
+    return {mem_path: note.path for mem_path, note in scanner.scan.files.items()}
+
+
 def conflict_copy_name(note_path: str, stamp: str) -> str:
     stem = note_path.removesuffix(".md")
     return f"{stem}{CONFLICT_MARK}{stamp}.md"
+
+
+def find_elsewhere(root: Path, layout: VaultLayout, paths: Collection[str]) -> dict[str, str]:
+    """Where each note of ``paths`` (gone from its place) still is, for those that are: note path -> where.
+
+    Looked for, in this order: an iCloud placeholder beside it (``.sarah-007.md.icloud``); a fact note in a
+    sub-folder of its ``facts/`` folder (``facts/old/``); the note in a folder of the person's own, outside
+    the folders vaultsync manages, under a folder named as its entity (``Archive/sarah/facts/sarah-007.md``),
+    or anywhere there for a mirrored file. Hidden folders (Obsidian's ``.trash``) are not looked in: a note
+    moved there was deleted.
+    """
+    found: dict[str, str] = {}
+    by_name: dict[str, list[str]] = {}
+    for path in paths:
+        folder, _, name = path.rpartition("/")
+        icloud = f"{folder}/.{name}.icloud" if folder else f".{name}.icloud"
+        if (root / icloud).is_file():
+            found[path] = icloud
+            continue
+        if folder.endswith(f"/{FACTS_DIR}"):
+            for dirpath, dirs, files in os.walk(root / folder):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                if name in files and Path(dirpath) != root / folder:
+                    found[path] = Path(dirpath, name).relative_to(root).as_posix()
+                    break
+        if path not in found:
+            by_name.setdefault(name, []).append(path)
+    if not by_name:
+        return found
+    managed = {f.split("/", 1)[0] for f in layout.layout.para_folders().values()} | {layout.daily_dir}
+    tops = sorted(e.name for e in os.scandir(root) if e.is_dir(follow_symlinks=False) and not e.name.startswith("."))
+    for top in (t for t in tops if t not in managed):
+        for dirpath, dirs, files in os.walk(root / top):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            where = Path(dirpath).relative_to(root).as_posix().split("/")
+            for name in set(files) & set(by_name):
+                for path in by_name[name]:
+                    if path not in found and _owner(path) in (None, *where):
+                        found[path] = "/".join([*where, name])
+    return found
+
+
+def _owner(path: str) -> str | None:
+    """The entity folder name a note belongs under: a fact note's or an entity note's; None for other notes."""
+    parts = path.split("/")
+    if len(parts) >= 3 and parts[-2] == FACTS_DIR:
+        return parts[-3]
+    if len(parts) >= 2 and parts[-1] == f"{parts[-2]}.md":
+        return parts[-2]
+    return None
