@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from vaultsync.config import Config
 from vaultsync.core.decide import UNKNOWN
-from vaultsync.core.units import UnitState, World
+from vaultsync.core.world import UnitState, World
 from vaultsync.keys import scope_of
 
 
