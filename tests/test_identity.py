@@ -235,3 +235,19 @@ def test_two_notes_that_could_be_the_renamed_entity_note_are_reported(env: Env) 
     assert (note.parent / "Sarah Chen.md").read_bytes() == text and (note.parent / "Sarah.md").read_bytes() == text
     said = warnings_about(report, SARAH_DIR)
     assert len(said) == 1 and "Sarah Chen.md, Sarah.md" in said[0] and "sarah-chen.md" in said[0], said
+
+
+def test_a_scoped_pass_over_an_entity_and_a_daily_note_carries_both(env: Env) -> None:
+    """Looking for a renamed entity note must not lose sight of the mirrored files the same pass reads."""
+    env.sync()  # the copy's first pass is a full one; it records the snapshot a scoped pass starts from
+    note = env.vault / SARAH_DIR / "sarah-chen.md"
+    replace_text(note, "She is organised", "She is very organised")
+    daily = sorted((env.vault / "Daily").glob("*.md"))[-1]
+    daily.write_bytes(daily.read_bytes() + b"- a line from the person\n")
+    memory_daily = env.workspace / "memory" / daily.name
+
+    report = env.sync()
+
+    assert report.scoped, "this is what a scoped pass must carry"
+    assert memory_daily.read_bytes() == daily.read_bytes()
+    assert "She is very organised" in (env.life / SARAH / "summary.md").read_text(encoding="utf-8")

@@ -283,8 +283,8 @@ def scan_vault_scope(root: Path, layout: VaultLayout, rels: Iterable[str], files
     for rel in sorted(rels, key=lambda rel: rel.split("/")):  # the order a full walk meets them in
         rel_dir = layout.entity_dir(rel)
         entries = scanner.entries(rel_dir)
-        files = {e.name for e in entries if e.is_file(follow_symlinks=False)}
-        notes = scanner.entity_notes(rel_dir, rel, slug_of(rel), files)
+        names = {e.name for e in entries if e.is_file(follow_symlinks=False)}
+        notes = scanner.entity_notes(rel_dir, rel, slug_of(rel), names)
         has_facts = any(e.name == FACTS_DIR and e.is_dir(follow_symlinks=False) for e in entries)
         if notes or has_facts:
             scanner.read_entity(rel_dir, rel, notes, has_facts)
