@@ -66,3 +66,21 @@ def test_items_json_outside_an_entity_folder_says_where_it_belongs(tmp_path: Pat
     assert "an entity is a folder of its own" in said[0] and "move it into one" in said[0]
     assert "not markdown" not in said[0] and "outside life/" not in said[0]
     assert stray.read_bytes() == dumps([fact("x1", "A fact with no entity")])
+
+
+def test_a_symlinked_memory_folder_is_refused_clearly_and_left_as_it_is(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    real = tmp_path / "elsewhere" / "memory"
+    real.mkdir(parents=True)
+    (real / "2026-01-27.md").write_text("# 2026-01-27\n\nA day.\n", encoding="utf-8")
+    (env.workspace / "memory").symlink_to(real)
+    env.entity("areas/people/ana", [fact("a1", "Ana keeps bees")], "# Ana\n")
+
+    report = env.sync()
+
+    assert_exit(report, ExitCode.SKIPPED_INPUT)
+    said = [p.message for p in errors(report) if p.path == str(env.workspace / "memory")]
+    assert len(said) == 1 and "symbolic link" in said[0] and str(real) in said[0], [p.line() for p in report.problems]
+    assert "replace the link by the folder" in said[0]
+    assert (real / "2026-01-27.md").read_text(encoding="utf-8") == "# 2026-01-27\n\nA day.\n"
+    assert (env.vault / "2 Areas/people/ana/facts/a1.md").exists(), "the rest of the pass goes on"

@@ -281,7 +281,15 @@ class _Scanner:
             elif path.is_file():
                 self.add_file(f"workspace/{name}", path)
         memory = self.workspace / "memory"
-        if memory.is_dir() and not memory.is_symlink():
+        if memory.is_symlink():
+            # Followed, a link could lead the pass's writes and deletions anywhere; ignored without a word, the
+            # daily notes would silently never sync. It is refused, every pass, with the way out.
+            self.problem(
+                memory,
+                f"symbolic link (to {memory.resolve()}), not followed, so no daily note syncs; replace the link "
+                "by the folder it points to, or set [paths].workspace to the folder that holds the real memory/",
+            )
+        elif memory.is_dir():
             self.walk_memory(memory, "")
 
     def walk_memory(self, folder: Path, rel: str) -> None:
