@@ -185,6 +185,12 @@ def load(path: Path) -> Config:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: no config file; create one with `vaultsync init`") from None
+    except IsADirectoryError:
+        raise ConfigError(
+            f"{path}: is a folder, not a config file; give the file's path (e.g. {path / 'config.toml'})"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config file: {exc.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     tables = ("paths", "vault", "git", "safety", "janitor", "review", "extract", "remote")

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, fields
 
 from vaultsync.config import Config, Layout
 from vaultsync.core.decide import UNKNOWN
-from vaultsync.core.units import UnitState, World
+from vaultsync.core.world import UnitState, World
 from vaultsync.keys import is_file, mem_path_of, rel_of, scope_of
 from vaultsync.vault.layout import VaultLayout
 

@@ -156,20 +156,20 @@ class VaultSide(PlanTarget):
         content = self.final_content.get(rel) or EntityContent({}, "")
         current = self.vault.entities.get(rel)
         existing = current.note if current else None
+        target = self.layout.entity_note(rel)
+        if existing is not None and existing.path != target:
+            # The person renamed the note (``vault/scan.py``): it goes back to its name, which links rely on.
+            text = render_entity(content, derived, self.layout.facts_dir(rel)).encode()
+            self.add("vault", "write", target, text, None, (key,))
+            self.add("vault", "delete", existing.path, None, existing.raw, (key,))
+            return
         if existing is not None:
             props = entity_properties(content, derived)
             view_current = facts_view(self.layout.facts_dir(rel)) in existing.raw.decode(errors="replace")
             if same_value(props, existing.props) and content.body == existing.body and view_current:
                 return
         text = render_entity(content, derived, self.layout.facts_dir(rel))
-        self.add(
-            "vault",
-            "write",
-            self.layout.entity_note(rel),
-            text.encode(),
-            existing.raw if existing else None,
-            (key,),
-        )
+        self.add("vault", "write", target, text.encode(), existing.raw if existing else None, (key,))
 
     def _vault_deletions(self, alive: set[str]) -> None:
         for rel, ventity in self.vault.entities.items():
@@ -183,6 +183,10 @@ class VaultSide(PlanTarget):
                     self.add("vault", "delete", fact_note.path, None, fact_note.raw, (key,))
             if rel not in alive and ventity.note is not None and entity_key(rel) not in self.skipped:
                 self.add("vault", "delete", ventity.note.path, None, ventity.note.raw, (entity_key(rel),))
+        for key, minted in self.world.minted.items():
+            # A renamed note of a fact the agent deleted meanwhile goes with it (its move is not an edit).
+            if key not in self.skipped and minted.note_id not in self.final_facts.get(minted.rel, {}):
+                self.add("vault", "delete", minted.old_path, None, minted.old_raw, (key,))
 
     def _minted_paths(self) -> set[str]:
         return {m.old_path for m in self.world.minted.values()}

@@ -5,75 +5,24 @@ Unit contents are compared as values: fact records (dict), entity contents (Enti
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Collection
-from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from vaultsync.core.decide import UNKNOWN, Decision
+from vaultsync.core.decide import UNKNOWN
+from vaultsync.core.vault_facts import vault_entity
+from vaultsync.core.world import World
 from vaultsync.keys import ENTITY, FACT, FILE, entity_key, fact_key, file_key, kind_of, split_fact_key
 from vaultsync.memory.identity import assign_notes
 from vaultsync.memory.tree import MemEntity, MemoryScan
 from vaultsync.model import EntityContent, Problem, Record, Severity, canonical
-from vaultsync.names import name_problem
 from vaultsync.state.base import BaseEntry, json_text
 from vaultsync.vault.layout import VaultLayout, slug_of
-from vaultsync.vault.notes import NoteError, entity_content, fact_record, same_value
-from vaultsync.vault.scan import EMPTY_NOTE, Note, VaultEntity, VaultScan
+from vaultsync.vault.scan import EMPTY_NOTE, Note, VaultScan
 
 # Vault notes that may create their memory file; any other new note in a mirrored folder is the person's own.
 CREATABLE = ("workspace/MEMORY.md", "workspace/HEARTBEAT.md")
-
-
-@dataclass
-class UnitState:
-    key: str
-    kind: str
-    base: Any = None
-    memory: Any = None
-    vault: Any = None
-    vault_note: Note | None = None  # the note as found in the vault, if any
-    decision: Decision | None = None
-
-
-@dataclass
-class Minted:
-    """A fact note the person created: the record gets an id and the note is renamed to it."""
-
-    rel: str
-    note_id: str
-    old_path: str
-    old_raw: bytes  # what the note under its old name holds: it is removed only if it still does
-
-
-@dataclass
-class World:
-    units: dict[str, UnitState] = field(default_factory=dict)
-    mem_facts: dict[str, dict[str, tuple[int, Record]]] = field(default_factory=dict)
-    styles: dict[str, dict[str, str]] = field(default_factory=dict)
-    minted: dict[str, Minted] = field(default_factory=dict)  # unit key -> rename
-    new_ids: list[tuple[str, str]] = field(default_factory=list)
-    foreign: list[str] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    unreadable: set[str] = field(default_factory=set)  # entities whose items.json cannot be read
-
-    def ids(self) -> list[tuple[str, str]]:
-        """(entity, fact id) of every id in use: the new ones and those the memory holds."""
-        held = [
-            (rel, str(r.get("id")))
-            for rel, facts in self.mem_facts.items()
-            for _, r in facts.values()
-            if isinstance(r.get("id"), str)
-        ]
-        return self.new_ids + held
-
-    def unit(self, key: str, kind: str) -> UnitState:
-        state = self.units.get(key)
-        if state is None:
-            state = self.units[key] = UnitState(key, kind)
-        return state
 
 
 def decode_base(kind: str, entry: BaseEntry | None) -> Any:
@@ -147,7 +96,7 @@ def gather(
         derived = entry.extra.get("derived") if entry else None
         if ventity.note is not None and ventity.note.path in unsettled:
             derived = None
-        _vault_entity(world, rel, ventity, derived, set(synced), ids_seen, today)
+        vault_entity(world, rel, ventity, derived, set(synced), ids_seen, today)
     for mem_path, note in vault.files.items():
         key = file_key(mem_path)
         state = world.units.get(key)
@@ -206,130 +155,6 @@ def _memory_entity(world: World, rel: str, entity: MemEntity, base_facts: dict[s
         # readable fact accounts for are left as they are on both sides.
         for note in base_facts.keys() - facts.keys():
             world.unit(fact_key(rel, note), FACT).memory = UNKNOWN
-
-
-def _vault_entity(
-    world: World,
-    rel: str,
-    ventity: VaultEntity,
-    base_derived: dict[str, Any] | None,
-    synced_notes: set[str],
-    ids_seen: dict[str, set[str]],
-    today: date,
-) -> None:
-    if ventity.note is not None:
-        state = world.unit(entity_key(rel), ENTITY)
-        state.vault_note = ventity.note
-        if ventity.note.broken:
-            state.vault = UNKNOWN
-        else:
-            content, ignored = entity_content(ventity.note.props, ventity.note.body, state.base, base_derived)
-            state.vault = content
-            for prop in ignored:
-                world.problems.append(
-                    Problem(
-                        ventity.note.path,
-                        f"'{prop}' is computed from the facts; the edit was replaced (edit the facts instead)",
-                        Severity.WARNING,
-                    )
-                )
-    style = world.styles.get(rel, {})
-    known = set(world.mem_facts.get(rel, {})) | set(synced_notes)
-    # Notes already renamed to a minted id by a pass killed before it removed the original: by their text.
-    renamed = {
-        note.body.strip(): stem
-        for stem, note in ventity.facts.items()
-        if stem not in known and not note.broken and _is_minted(slug_of(rel), stem) and note.props.get("id") == stem
-    }
-    note_ids = {n: str(r["id"]) for n, (_, r) in world.mem_facts.get(rel, {}).items() if isinstance(r.get("id"), str)}
-    for stem, note in ventity.facts.items():
-        key = fact_key(rel, stem)
-        if stem in known:
-            state = world.unit(key, FACT)
-            state.vault_note = note
-            # Read against the record as last synced; with none (a killed first import, a vault put back from a
-            # copy), against the memory's: a note rendered from it reads back as it, ``supersededBy: null`` and all.
-            synced = state.base if state.base is not None else state.memory if isinstance(state.memory, dict) else None
-            state.vault = UNKNOWN if note.broken else _read_fact(world, note, synced, style, note_ids)
-            continue
-        if note.broken or rel in world.unreadable:
-            # A new fact cannot be written to an items.json nobody can read: it waits, as a note, for the fix.
-            continue
-        twin = renamed.get(note.body.strip()) if "id" not in note.props else None
-        if (
-            twin is not None
-            and twin != stem
-            and all(same_value(v, ventity.facts[twin].props.get(k)) for k, v in note.props.items())
-        ):
-            world.minted[fact_key(rel, twin)] = Minted(rel, twin, note.path, note.raw)  # finish that rename
-            continue
-        _new_fact(world, rel, stem, note, style, ids_seen, today, known, note_ids)
-
-
-def _read_fact(
-    world: World, note: Note, synced: Record | None, style: dict[str, str], note_ids: dict[str, str]
-) -> Record | Any:
-    """The record a synced fact's note stands for, or UNKNOWN (reported) when the note cannot say."""
-    try:
-        return fact_record(note.props, note.body, synced, style, note_ids)
-    except NoteError as exc:
-        world.problems.append(Problem(note.path, f"{exc}; left untouched on both sides", standing=True))
-        return UNKNOWN
-
-
-def _new_fact(
-    world: World,
-    rel: str,
-    stem: str,
-    note: Note,
-    style: dict[str, str],
-    ids_seen: dict[str, set[str]],
-    today: date,
-    known: set[str],
-    note_ids: dict[str, str],
-) -> None:
-    """A fact note the person made: it becomes a new fact with an id the agent will not also mint."""
-    record = _read_fact(world, note, None, style, note_ids)
-    if record is UNKNOWN:
-        return  # it waits, as a note, until the person says which is the text
-    # A template copied rather than inserted still holds its variables ("{{date:YYYY-MM-DD}}"): such a value
-    # says nothing, so it is dropped like an empty one and gets the default below.
-    record = {k: v for k, v in record.items() if v is not None and not _template_variable(v)}
-    record["fact"] = str(record.get("fact", "")).strip()
-    fact_id = record.get("id")
-    taken = known | ids_seen.get(rel, set()) | {str(r.get("id")) for _, r in world.mem_facts.get(rel, {}).values()}
-    if not isinstance(fact_id, str) or name_problem(fact_id) or fact_id in taken:
-        fact_id = _mint(slug_of(rel), taken)
-    text = record.pop("fact")
-    record = {"id": fact_id, "fact": text, **{k: v for k, v in record.items() if k != "id"}}
-    record.setdefault("status", "active")
-    record.setdefault(style.get("timestamp", "timestamp"), today.isoformat())
-    record.setdefault("source", "manual")
-    key = fact_key(rel, fact_id)
-    state = world.unit(key, FACT)
-    state.vault = record
-    state.vault_note = note
-    known.add(fact_id)
-    world.new_ids.append((rel, fact_id))
-    if stem != fact_id:
-        world.minted[key] = Minted(rel, fact_id, note.path, note.raw)
-
-
-_TEMPLATE_VARIABLE = re.compile(r"\{\{[^{}]*\}\}\Z")
-
-
-def _template_variable(value: Any) -> bool:
-    return isinstance(value, str) and _TEMPLATE_VARIABLE.match(value.strip()) is not None
-
-
-def _mint(slug: str, taken: set[str]) -> str:
-    n = 1 + max((int(t.rsplit("-m", 1)[1]) for t in taken if _is_minted(slug, t)), default=0)
-    return f"{slug}-m{n:03d}"
-
-
-def _is_minted(slug: str, fact_id: str) -> bool:
-    prefix = f"{slug}-m"
-    return fact_id.startswith(prefix) and fact_id[len(prefix) :].isdigit()
 
 
 def same(kind: str) -> Any:

@@ -109,7 +109,8 @@ def commit(
 
 def why(stderr: str) -> str:
     """git's reason in one line; a held lock is named, with what the person can do about it."""
-    lock = re.search(r"'([^']*index\.lock)'", stderr)
+    # index.lock, or a ref's lock (HEAD.lock, refs/heads/main.lock) that a killed git left behind
+    lock = re.search(r"'([^']*\.lock)'", stderr)
     if lock:
         return (
             f"git commit failed: {lock.group(1)} exists (another git is running, or one was killed and left it); "

@@ -22,6 +22,10 @@ from vaultsync.fs import digest
 ZERO_OID = "0" * 40
 PATHS_PER_CALL = 500  # paths given to one git command line, well under any system's argument limit
 COARSE_CLOCK_NS = 20_000_000  # file times lag the wall clock by up to a timer tick
+# Entries hashed from disk with their stat data, and no object written: a note held back for a secret, or any
+# note of the person's, must not become a blob in .git/objects, where every copy of the repository carries it.
+# The snapshot index only compares; nothing ever reads a blob back from it.
+HASH_ONLY = ("update-index", "--add", "--info-only")
 STATUS_ARGS = ("status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames")
 
 
@@ -158,7 +162,7 @@ class SnapshotIndex:
         if lines and self.git("update-index", "-z", "--index-info", stdin="".join(lines).encode()) is None:
             return False
         added = "".join(f"{path}\0" for path in left_alone if path not in kept).encode()
-        return not added or self.git("update-index", "--add", "-z", "--stdin", stdin=added) is not None
+        return not added or self.git(*HASH_ONLY, "-z", "--stdin", stdin=added) is not None
 
     def patch(
         self, fresh: set[str], gone: list[str], expected: Mapping[str, str], old_suspects: Mapping[str, str]
@@ -166,7 +170,7 @@ class SnapshotIndex:
         """Bring the index from the last settled pass up to a scoped one; returns the suspects.
 
         Only the notes the pass read or wrote and the copies it left alone (``fresh``) and those gone since
-        change. Each fresh one is hashed from disk with its stat data (``update-index --add``); one whose blob is
+        change. Each fresh one is hashed from disk with its stat data (``HASH_ONLY``); one whose blob is
         not what the pass expects (saved again since) is set to the expected blob without stat data, so the next
         quick check sees it changed. Every other entry keeps the stat data git recorded before, so its suspects
         stay the old ones.
@@ -174,7 +178,7 @@ class SnapshotIndex:
         started = time.time_ns()
         present = [p for p in sorted(fresh) if os.path.lexists(self.vault / p)]
         listing = "".join(f"{path}\0" for path in present).encode()
-        if listing and self.git("update-index", "--add", "-z", "--stdin", stdin=listing) is None:
+        if listing and self.git(*HASH_ONLY, "-z", "--stdin", stdin=listing) is None:
             return None
         held = self.indexed(present) if present else {}
         if held is None:

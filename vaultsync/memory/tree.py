@@ -27,6 +27,7 @@ from vaultsync.textio import NotText, decode, strip_bom
 from vaultsync.yamlcore import YamlError, parse_properties, split_note
 
 DATE_LIKE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}\.md$")
+MOVE_INTO_ENTITY = "an entity is a folder of its own, as life/areas/people/sarah/items.json; move it into one"
 
 
 @dataclass
@@ -160,6 +161,10 @@ class _Scanner:
                 self.life_file(path, child_rel)
 
     def life_file(self, path: Path, rel: str) -> None:
+        if rel == "items.json":
+            # Facts need an entity to belong to: left here they would silently never reach the vault.
+            self.problem(path, f"facts directly in life/ belong to no entity; {MOVE_INTO_ENTITY}; skipped")
+            return
         if not rel.endswith(".md"):
             hint = "; vaultsync reads facts from items.json only" if path.name.startswith("items.") else ""
             self.problem(path, f"not markdown, left out of the vault{hint}", Severity.NOTE)
@@ -191,6 +196,10 @@ class _Scanner:
         self.scan.files[mem_path] = MemFile(mem_path, path, raw)
 
     def read_entity(self, folder: Path, rel: str, entries: list[os.DirEntry[str]]) -> None:
+        if rel in PARA_KEYS:
+            held = " and ".join(e.name for e in entries if e.name in ("items.json", "summary.md"))
+            self.problem(folder / held.split(" ")[0], f"{held} directly in life/{rel}/: {MOVE_INTO_ENTITY}; skipped")
+            return
         if rel.split("/", 1)[0] not in PARA_KEYS or "/" not in rel:
             self.problem(folder, "entity folder outside life/<projects|areas|resources|archives>/; skipped")
             return
@@ -272,7 +281,15 @@ class _Scanner:
             elif path.is_file():
                 self.add_file(f"workspace/{name}", path)
         memory = self.workspace / "memory"
-        if memory.is_dir() and not memory.is_symlink():
+        if memory.is_symlink():
+            # Followed, a link could lead the pass's writes and deletions anywhere; ignored without a word, the
+            # daily notes would silently never sync. It is refused, every pass, with the way out.
+            self.problem(
+                memory,
+                f"symbolic link (to {memory.resolve()}), not followed, so no daily note syncs; replace the link "
+                "by the folder it points to, or set [paths].workspace to the folder that holds the real memory/",
+            )
+        elif memory.is_dir():
             self.walk_memory(memory, "")
 
     def walk_memory(self, folder: Path, rel: str) -> None:

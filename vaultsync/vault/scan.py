@@ -17,7 +17,7 @@ from vaultsync.model import Problem, Severity
 from vaultsync.names import daily_date, name_problem
 from vaultsync.textio import NotText, decode
 from vaultsync.vault.layout import CONFLICT_MARK, FACTS_DIR, VaultLayout, slug_of
-from vaultsync.vault.notes import NoteError, read_entity_note, read_fact_note
+from vaultsync.vault.notes import NoteError, facts_view, read_entity_note, read_fact_note
 
 # Copies other tools leave behind; never read as facts or entities.
 FOREIGN_COPY = re.compile(r"(\.sync-conflict-|\(conflicted copy|\(conflict\)|\.orig$|~$|\.bak$|\.tmp$)", re.IGNORECASE)
@@ -133,10 +133,11 @@ class _Scanner:
         entity_rel = self.layout.entity_rel_of_dir(rel_dir)
         files = {e.name for e in entries if e.is_file(follow_symlinks=False)}
         dirs = {e.name for e in entries if e.is_dir(follow_symlinks=False)}
-        is_entity = entity_rel is not None and (f"{name}.md" in files or FACTS_DIR in dirs)
+        notes = self.entity_notes(rel_dir, entity_rel, name, files) if entity_rel is not None else []
+        is_entity = entity_rel is not None and (bool(notes) or FACTS_DIR in dirs)
         if is_entity:
             assert entity_rel is not None
-            self.read_entity(rel_dir, entity_rel, name, f"{name}.md" in files, FACTS_DIR in dirs)
+            self.read_entity(rel_dir, entity_rel, notes, FACTS_DIR in dirs)
         for entry in entries:
             child = f"{rel_dir}/{entry.name}"
             if entry.is_symlink():
@@ -146,17 +147,54 @@ class _Scanner:
                     self.walk_mirror(child)
                 elif not (is_entity and entry.name == FACTS_DIR):
                     self.walk_para(child)
-            elif entry.name.endswith(".md") and not (is_entity and entry.name == f"{name}.md"):
+            elif entry.name.endswith(".md") and not (is_entity and entry.name in notes):
                 self.candidate(child)
 
-    def read_entity(self, rel_dir: str, rel: str, name: str, has_note: bool, has_facts: bool) -> None:
+    def entity_notes(self, rel_dir: str, rel: str, name: str, files: Iterable[str]) -> list[str]:
+        """The entity note's file name; without one named after the folder, the notes that are its note renamed.
+
+        A person renaming ``sarah-chen.md`` to ``Sarah Chen.md`` in Obsidian leaves the folder without its note:
+        read that way, the summary would be deleted and the renamed note taken for the person's own, whose edits
+        never sync. A note holding the live view of exactly this folder's facts is the entity note under another
+        name (the pass names it back). Only a folder missing its note is searched, so this costs nothing usually.
+        """
+        if f"{name}.md" in files:
+            return [f"{name}.md"]
+        view = facts_view(self.layout.facts_dir(rel)).encode()
+        found = []
+        for other in sorted(files):
+            path = f"{rel_dir}/{other}"
+            if not other.endswith(".md") or CONFLICT_MARK in other or FOREIGN_COPY.search(other[:-3]):
+                continue
+            try:
+                if view in (self.root / path).read_bytes():
+                    found.append(other)
+            except OSError:
+                continue  # gone meanwhile, or unreadable: not this entity's note as far as this pass can tell
+        return found
+
+    def read_entity(self, rel_dir: str, rel: str, notes: list[str], has_facts: bool) -> None:
         problem = next((p for p in map(name_problem, rel.split("/")[1:]) if p), None)
         if problem:
             self.scan.problems.append(Problem(rel_dir, f"entity folder skipped: {problem}"))
             return
         if self.listing:
             self.found.append(rel)
-        note = self.read(f"{rel_dir}/{name}.md", "entity") if has_note and not self.listing else None
+        note = self.read(f"{rel_dir}/{notes[0]}", "entity") if len(notes) == 1 and not self.listing else None
+        if len(notes) > 1:
+            # Which of them stands for the summary cannot be told: the entity waits rather than losing either.
+            named = ", ".join(notes)
+            slug = slug_of(rel)
+            self.scan.problems.append(
+                Problem(
+                    rel_dir,
+                    f"several notes look like the entity's note renamed ({named}); keep one and name it "
+                    f"{slug}.md; left untouched on both sides",
+                    Severity.WARNING,
+                    standing=True,
+                )
+            )
+            note = Note(f"{rel_dir}/{slug}.md", b"", broken=True)
         entity = VaultEntity(rel, note)
         if has_facts:
             for path, stem in self.fact_notes(f"{rel_dir}/{FACTS_DIR}"):
@@ -262,11 +300,11 @@ def scan_vault_scope(root: Path, layout: VaultLayout, rels: Iterable[str], files
     for rel in sorted(rels, key=lambda rel: rel.split("/")):  # the order a full walk meets them in
         rel_dir = layout.entity_dir(rel)
         entries = scanner.entries(rel_dir)
-        name = slug_of(rel)
-        has_note = any(e.name == f"{name}.md" and e.is_file(follow_symlinks=False) for e in entries)
+        names = {e.name for e in entries if e.is_file(follow_symlinks=False)}
+        notes = scanner.entity_notes(rel_dir, rel, slug_of(rel), names)
         has_facts = any(e.name == FACTS_DIR and e.is_dir(follow_symlinks=False) for e in entries)
-        if has_note or has_facts:
-            scanner.read_entity(rel_dir, rel, name, has_note, has_facts)
+        if notes or has_facts:
+            scanner.read_entity(rel_dir, rel, notes, has_facts)
         scanner.scan.conflict_copies += [
             f"{rel_dir}/{e.name}"
             for e in entries

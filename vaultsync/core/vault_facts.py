@@ -1,0 +1,215 @@
+"""The vault side of an entity's facts: each synced note read against its record, each new note placed by the
+``id`` it carries (``core/claims.py``), and the ids a note may not change.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Any
+
+from vaultsync.core.claims import Claim, Kind, claim
+from vaultsync.core.decide import UNKNOWN
+from vaultsync.core.world import Minted, UnitState, World
+from vaultsync.keys import ENTITY, FACT, entity_key, fact_key
+from vaultsync.model import Problem, Record, Severity
+from vaultsync.vault.layout import slug_of
+from vaultsync.vault.notes import NoteError, entity_content, fact_record, same_value
+from vaultsync.vault.scan import Note, VaultEntity
+
+
+def vault_entity(
+    world: World,
+    rel: str,
+    ventity: VaultEntity,
+    base_derived: dict[str, Any] | None,
+    synced_notes: set[str],
+    ids_seen: dict[str, set[str]],
+    today: date,
+) -> None:
+    """Set the vault value of the entity's note and of each of its fact notes' units."""
+    if ventity.note is not None:
+        state = world.unit(entity_key(rel), ENTITY)
+        state.vault_note = ventity.note
+        if ventity.note.broken:
+            state.vault = UNKNOWN
+        else:
+            content, ignored = entity_content(ventity.note.props, ventity.note.body, state.base, base_derived)
+            state.vault = content
+            for prop in ignored:
+                world.problems.append(
+                    Problem(
+                        ventity.note.path,
+                        f"'{prop}' is computed from the facts; the edit was replaced (edit the facts instead)",
+                        Severity.WARNING,
+                    )
+                )
+    style = world.styles.get(rel, {})
+    known = set(world.mem_facts.get(rel, {})) | set(synced_notes)
+    # Notes already renamed to a minted id by a pass killed before it removed the original: by their text.
+    renamed = {
+        note.body.strip(): stem
+        for stem, note in ventity.facts.items()
+        if stem not in known and not note.broken and _is_minted(slug_of(rel), stem) and note.props.get("id") == stem
+    }
+    note_ids = {n: str(r["id"]) for n, (_, r) in world.mem_facts.get(rel, {}).items() if isinstance(r.get("id"), str)}
+    fresh: dict[str, Note] = {}
+    for stem, note in ventity.facts.items():
+        key = fact_key(rel, stem)
+        if stem in known:
+            state = world.unit(key, FACT)
+            state.vault_note = note
+            # Read against the record as last synced; with none (a killed first import, a vault put back from a
+            # copy), against the memory's: a note rendered from it reads back as it, ``supersededBy: null`` and all.
+            synced = state.base if state.base is not None else state.memory if isinstance(state.memory, dict) else None
+            state.vault = UNKNOWN if note.broken else _read_fact(world, note, synced, style, note_ids)
+            _check_id(world, state, synced)
+            continue
+        if note.broken or rel in world.unreadable:
+            # A new fact cannot be written to an items.json nobody can read: it waits, as a note, for the fix.
+            continue
+        twin = renamed.get(note.body.strip()) if "id" not in note.props else None
+        if (
+            twin is not None
+            and twin != stem
+            and all(same_value(v, ventity.facts[twin].props.get(k)) for k, v in note.props.items())
+        ):
+            world.minted[fact_key(rel, twin)] = Minted(rel, twin, note.path, note.raw)  # finish that rename
+            continue
+        fresh[stem] = note
+    holders = {n: i for n in known if isinstance(i := _held_id(world.units.get(fact_key(rel, n))), str)}
+    claims = claim({stem: note.props.get("id") for stem, note in fresh.items()}, holders, set(ventity.facts))
+    # Ids kept and notes adopted first, so that an id minted for another note cannot take theirs.
+    for stem, note in sorted(fresh.items(), key=lambda item: claims[item[0]].kind is Kind.MINT):
+        found = claims[stem]
+        if found.kind is Kind.ADOPT:
+            _adopt(world, rel, found.note, note, style, note_ids)
+        elif found.kind in (Kind.COPY, Kind.AMBIGUOUS):
+            _unclaimed(world, rel, stem, note, found)
+        else:
+            _new_fact(world, rel, stem, note, style, ids_seen, today, known, note_ids, found.kind is Kind.KEEP)
+
+
+def _held_id(state: UnitState | None) -> object:
+    """The id of a known fact: the memory's record's, else the one last synced."""
+    if state is None:
+        return None
+    record = state.memory if isinstance(state.memory, dict) else state.base
+    return record.get("id") if isinstance(record, dict) else None
+
+
+def _check_id(world: World, state: UnitState, synced: Record | None) -> None:
+    """A fact's id is who it is: an edit of a synced note's ``id`` property (removed, changed, or set to another
+    fact's id) would detach the fact from its note, its history and the links to it. It is reported, and the
+    fact waits on both sides until the id is put back."""
+    if not isinstance(state.vault, dict) or synced is None or state.vault_note is None:
+        return
+    was, now = synced.get("id"), state.vault.get("id")
+    if same_value(now, was):
+        return
+    said = "was removed" if now is None else f"was changed to {now!r}"
+    fix = f"put back 'id: {was}'" if was is not None else "remove it"
+    world.problems.append(
+        Problem(
+            state.vault_note.path,
+            f"its 'id' property {said}; a fact's id is its identity and is not edited in the vault: {fix} "
+            "(for a new fact, create a new note); left untouched on both sides",
+            Severity.WARNING,
+            standing=True,
+        )
+    )
+    state.vault = UNKNOWN
+
+
+def _adopt(world: World, rel: str, known: str, note: Note, style: dict[str, str], note_ids: dict[str, str]) -> None:
+    """A renamed, restored or re-downloaded note of a fact whose own note is missing: it is that fact's note, read
+    like any synced note, and renamed back to the fact's name."""
+    key = fact_key(rel, known)
+    state = world.unit(key, FACT)
+    synced = state.base if state.base is not None else state.memory if isinstance(state.memory, dict) else None
+    state.vault = _read_fact(world, note, synced, style, note_ids)
+    state.vault_note = note
+    world.minted[key] = Minted(rel, known, note.path, note.raw)
+
+
+def _unclaimed(world: World, rel: str, stem: str, note: Note, found: Claim) -> None:
+    """A note whose id another fact's note holds, or that several notes claim: nothing is guessed for it."""
+    if found.kind is Kind.COPY:
+        why = f"its 'id' {found.fact_id!r} is that of the fact note '{found.note}'"
+        fix = "if it is a copy, delete it; for a new fact, remove its 'id' property"
+    else:
+        why = f"several notes claim the id {found.fact_id!r}"
+        fix = "keep that id in one note; delete the others or remove their 'id' property"
+        for missing in found.missing:  # their fact is not deleted while it is unclear which note stands for it
+            world.unit(fact_key(rel, missing), FACT).vault = UNKNOWN
+    world.unit(fact_key(rel, stem), FACT).vault = UNKNOWN
+    world.problems.append(Problem(note.path, f"{why}; {fix}; left alone", Severity.WARNING, standing=True))
+
+
+def _read_fact(
+    world: World, note: Note, synced: Record | None, style: dict[str, str], note_ids: dict[str, str]
+) -> Record | Any:
+    """The record a synced fact's note stands for, or UNKNOWN (reported) when the note cannot say."""
+    try:
+        return fact_record(note.props, note.body, synced, style, note_ids)
+    except NoteError as exc:
+        world.problems.append(Problem(note.path, f"{exc}; left untouched on both sides", standing=True))
+        return UNKNOWN
+
+
+def _new_fact(
+    world: World,
+    rel: str,
+    stem: str,
+    note: Note,
+    style: dict[str, str],
+    ids_seen: dict[str, set[str]],
+    today: date,
+    known: set[str],
+    note_ids: dict[str, str],
+    keep_id: bool,
+) -> None:
+    """A fact note the person made, or one restored under an id no fact holds (``keep_id``, see core/claims.py):
+    it becomes a new fact, with its own id or one the agent will not also mint."""
+    record = _read_fact(world, note, None, style, note_ids)
+    if record is UNKNOWN:
+        world.unit(fact_key(rel, stem), FACT).vault = UNKNOWN  # it waits, as a note, until the person says which
+        return
+    # A template copied rather than inserted still holds its variables ("{{date:YYYY-MM-DD}}"): such a value
+    # says nothing, so it is dropped like an empty one and gets the default below.
+    record = {k: v for k, v in record.items() if v is not None and not _template_variable(v)}
+    record["fact"] = str(record.get("fact", "")).strip()
+    fact_id = record.get("id")
+    taken = known | ids_seen.get(rel, set()) | {str(r.get("id")) for _, r in world.mem_facts.get(rel, {}).values()}
+    if not keep_id or not isinstance(fact_id, str):
+        fact_id = _mint(slug_of(rel), taken)
+    text = record.pop("fact")
+    record = {"id": fact_id, "fact": text, **{k: v for k, v in record.items() if k != "id"}}
+    record.setdefault("status", "active")
+    record.setdefault(style.get("timestamp", "timestamp"), today.isoformat())
+    record.setdefault("source", "manual")
+    key = fact_key(rel, fact_id)
+    state = world.unit(key, FACT)
+    state.vault = record
+    state.vault_note = note
+    known.add(fact_id)
+    world.new_ids.append((rel, fact_id))
+    if stem != fact_id:
+        world.minted[key] = Minted(rel, fact_id, note.path, note.raw)
+
+
+_TEMPLATE_VARIABLE = re.compile(r"\{\{[^{}]*\}\}\Z")
+
+
+def _template_variable(value: Any) -> bool:
+    return isinstance(value, str) and _TEMPLATE_VARIABLE.match(value.strip()) is not None
+
+
+def _mint(slug: str, taken: set[str]) -> str:
+    n = 1 + max((int(t.rsplit("-m", 1)[1]) for t in taken if _is_minted(slug, t)), default=0)
+    return f"{slug}-m{n:03d}"
+
+
+def _is_minted(slug: str, fact_id: str) -> bool:
+    prefix = f"{slug}-m"
+    return fact_id.startswith(prefix) and fact_id[len(prefix) :].isdigit()
