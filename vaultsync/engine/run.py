@@ -7,6 +7,8 @@ is work, so the common hourly pass with nothing to do starts in the time a bare 
 
 from __future__ import annotations
 
+import contextlib
+
 from vaultsync.config import Config
 from vaultsync.engine.options import PassOptions
 from vaultsync.engine.quick import QuickCheck
@@ -16,7 +18,10 @@ from vaultsync.state.files import StateFiles
 from vaultsync.state.walk import walk_memory
 
 
-def run_pass(cfg: Config, options: PassOptions | None = None) -> Report:
+def run_pass(cfg: Config, options: PassOptions | None = None, *, lock_held: bool = False) -> Report:
+    """One pass under the run lock. ``lock_held``: the caller already holds it (a memory write that edited
+    ``items.json`` under the lock and must sync before any other pass starts); flock locks belong to an open
+    file, so taking it again here would meet the caller's own lock."""
     options = options or PassOptions()
     report = Report(dry_run=options.dry_run)
     # The roots are checked before the lock, which lives in the vault: a missing vault is not created.
@@ -24,7 +29,7 @@ def run_pass(cfg: Config, options: PassOptions | None = None) -> Report:
     if missing:
         report.stopped = f"missing root folder(s): {', '.join(missing)}; check the config ({cfg.source})"
         return report
-    with run_lock(StateFiles(cfg.state_dir).lock):
+    with contextlib.nullcontext() if lock_held else run_lock(StateFiles(cfg.state_dir).lock):
         check = None if options.dry_run else QuickCheck(cfg)
         walk = walk_memory(cfg.workspace, cfg.life)
         seen = check.changes(walk) if check else None
