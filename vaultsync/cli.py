@@ -60,6 +60,14 @@ def _parser() -> argparse.ArgumentParser:
 
     watch = sub.add_parser("watch", parents=[common], help="run a pass shortly after files change, until stopped")
     watch.add_argument("--json", action="store_true", help="print each pass's report as one line of JSON")
+
+    serve = sub.add_parser("serve", parents=[common], help="serve the local HTTP API for plugins, until stopped")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8765, help="port to bind (default 8765)")
+    serve.add_argument(
+        "--allow-remote", action="store_true", help="allow --host to be an address other machines can reach"
+    )
+    sub.add_parser("mcp", parents=[common], help="serve the MCP tools on standard input and output, until stopped")
     return parser
 
 
@@ -207,6 +215,10 @@ def _run(args: argparse.Namespace) -> int:
         from vaultsync.watch import watch_command
 
         return watch_command(cfg, args.json)
+    if args.command in ("serve", "mcp"):
+        from vaultsync.cli_serve import serve_command
+
+        return serve_command(cfg, args)
 
     from vaultsync.app.sync import LockHeld, PassOptions, status, sync
 
@@ -263,6 +275,8 @@ def _init(args: argparse.Namespace, path: Path) -> int:
         print(f"kept (already there): {rel}")
     if result.repo_created:
         print("created a git repository in the vault")
+    if result.token_created:
+        print(f"created the API token (mode 0600): {result.token_path}")
     return ExitCode.CLEAN
 
 

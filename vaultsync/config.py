@@ -56,6 +56,14 @@ class Safety:
 
 
 @dataclass(frozen=True)
+class Server:
+    """The local API (``vaultsync serve``, ``vaultsync mcp``): where the bearer token is kept (made by ``init``,
+    mode 0600, next to the config). Empty: ``<config name>.token`` beside the config file."""
+
+    token_file: str = ""
+
+
+@dataclass(frozen=True)
 class Config:
     workspace: Path
     life: Path
@@ -63,11 +71,24 @@ class Config:
     layout: Layout = field(default_factory=Layout)
     git: GitSettings = field(default_factory=GitSettings)
     safety: Safety = field(default_factory=Safety)
+    server: Server = field(default_factory=Server)
     source: Path | None = None
 
     @property
     def state_dir(self) -> Path:
         return self.vault / STATE_DIRNAME
+
+    @property
+    def token_path(self) -> Path | None:
+        """The token file: the configured one (relative to the config file), else beside the config."""
+        if self.server.token_file:
+            here = self.source.parent if self.source else Path.cwd()
+            return (here / Path(self.server.token_file).expanduser()).resolve()
+        return token_beside(self.source) if self.source else None
+
+
+def token_beside(config: Path) -> Path:
+    return config.with_name(config.stem + ".token")
 
 
 def config_path(explicit: str | os.PathLike[str] | None) -> Path:
@@ -107,9 +128,9 @@ def load(path: Path) -> Config:
         raise ConfigError(f"{path}: no config file; create one with `vaultsync init`") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    unknown = sorted(set(raw) - {"paths", "vault", "git", "safety"})
+    unknown = sorted(set(raw) - {"paths", "vault", "git", "safety", "server"})
     if unknown:
-        raise ConfigError(f"{path}: unknown table(s) {', '.join(unknown)}; expected paths, vault, git, safety")
+        raise ConfigError(f"{path}: unknown table(s) {', '.join(unknown)}; expected paths, vault, git, safety, server")
     paths = raw.get("paths")
     if not isinstance(paths, dict):
         raise ConfigError(f"{path}: missing [paths] table with workspace, life and vault")
@@ -131,6 +152,7 @@ def load(path: Path) -> Config:
         layout=layout,
         git=_section(GitSettings, raw.get("git"), f"{path}: [git]"),
         safety=safety,
+        server=_section(Server, raw.get("server"), f"{path}: [server]"),
         source=path,
     )
 
@@ -144,7 +166,12 @@ def dumps(config: Config) -> str:
     lines = ["# vaultsync configuration; see docs/cli.md", "", "[paths]"]
     for key in ("workspace", "life", "vault"):
         lines.append(f"{key} = {_toml_value(str(getattr(config, key)))}")
-    for title, section in (("vault", config.layout), ("git", config.git), ("safety", config.safety)):
+    for title, section in (
+        ("vault", config.layout),
+        ("git", config.git),
+        ("safety", config.safety),
+        ("server", config.server),
+    ):
         lines += ["", f"[{title}]"]
         lines += [f"{f.name} = {_toml_value(getattr(section, f.name))}" for f in fields(section)]
     return "\n".join(lines) + "\n"

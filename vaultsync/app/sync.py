@@ -9,7 +9,8 @@ so ``status`` can say when the last one ran and how it ended.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import asdict, replace
+from typing import Any
 
 from vaultsync.config import Config
 from vaultsync.engine.options import PassOptions
@@ -18,7 +19,7 @@ from vaultsync.fs import LockHeld
 from vaultsync.model import ExitCode, Report
 from vaultsync.state import runs
 
-__all__ = ["LockHeld", "PassOptions", "status", "summary", "sync"]
+__all__ = ["LockHeld", "PassOptions", "overview", "status", "summary", "sync"]
 
 LOCK_HELD = "another pass held the lock; nothing done"
 
@@ -65,3 +66,43 @@ def _record(cfg: Config, kind: str, code: int, summary: str) -> None:
 def status(cfg: Config, options: PassOptions | None = None) -> Report:
     """What the next pass would do and the conflicts still open, without writing anything."""
     return run_pass(cfg, replace(options or PassOptions(), dry_run=True))
+
+
+def overview(cfg: Config) -> dict[str, Any]:
+    """What a status light needs, without running a pass (``status`` runs one): the last run and the last that
+    ran to its end, the conflict copies still open and the standing problems as the last settled pass left
+    them, and the schedule. Cheap at any size: it reads the state folder and the crontab, not the trees."""
+    from vaultsync.app import schedule
+    from vaultsync.state.base import BaseStore
+    from vaultsync.state.files import StateFiles
+    from vaultsync.state.snapshot import load
+
+    files = StateFiles(cfg.state_dir)
+    conflicts: list[str] = []
+    if files.base.exists():
+        store = BaseStore(files.base, read_only=True)
+        try:
+            conflicts = sorted(store.conflicts())
+        finally:
+            store.close()
+    saved = load(cfg, files) or {}
+    problems = [{"path": p, "message": m, "severity": s} for p, m, s in saved.get("problems", [])]
+    last, last_ok = runs.last(cfg.state_dir), runs.last_ok(cfg.state_dir)
+    found = schedule.status(schedule.absolute_config(cfg.source), cfg) if cfg.source else None
+    return {
+        "last_run": asdict(last) if last else None,
+        "last_finished": asdict(last_ok) if last_ok else None,
+        "open_conflicts": conflicts,
+        "problems": problems,
+        "schedule": {
+            "entries": found.entries if found else [],
+            "every": found.every if found else "",
+            "next_run": found.next_run.isoformat(timespec="minutes") if found and found.next_run else None,
+            "stale": bool(found and found.stale),
+        },
+    }
+
+
+def recent_runs(cfg: Config) -> list[dict[str, Any]]:
+    """The recorded runs, oldest first, as JSON objects (``at``, ``kind``, ``exit_code``, ``summary``)."""
+    return [asdict(run) for run in runs.history(cfg.state_dir)]
