@@ -3,7 +3,7 @@
 Each route checks what it is given, calls one ``app/`` function and turns its result or its exception into
 JSON and a status code (the table is ``ERRORS``); it holds no logic of its own, so the CLI, this API and the MCP
 tools cannot behave differently. A route for another use case is a few lines: a function over the app call,
-decorated with its path and ``dependencies=AUTH``.
+decorated with its path and ``dependencies=auth_dep``.
 
 It is meant for one person's machine: it binds 127.0.0.1, wants the bearer token on every route but
 ``/health``, refuses a ``Host`` that is not a loopback name (a web page that rebinds its own domain to
