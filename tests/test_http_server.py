@@ -101,3 +101,18 @@ def test_a_plain_sync_loads_no_server_library(env: Env) -> None:
     done = subprocess.run([sys.executable, "-c", code, str(env.config_path)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "HEAVY []" in done.stdout
+
+
+def test_the_config_path_as_spelled_does_not_cost_a_full_pass(env: Env) -> None:
+    def sync(config: str) -> dict:  # type: ignore[type-arg]
+        done = subprocess.run(
+            [sys.executable, "-m", "vaultsync.cli", "sync", "--json", "--config", config],
+            capture_output=True,
+            text=True,
+            cwd=env.config_path.parent,
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    sync(str(env.config_path))
+    assert sync(env.config_path.name)["quick"] is True
