@@ -91,6 +91,14 @@ def _parser() -> argparse.ArgumentParser:
     log.add_argument("--since", metavar="WHEN", help="only changes since WHEN (a date, or git's '2 weeks ago')")
     log.add_argument("--limit", type=int, default=50, metavar="N", help="at most N changes (default 50)")
     log.add_argument("--json", action="store_true", help="print the changes as JSON")
+
+    serve = sub.add_parser("serve", parents=[common], help="serve the local HTTP API for plugins, until stopped")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8765, help="port to bind (default 8765)")
+    serve.add_argument(
+        "--allow-remote", action="store_true", help="allow --host to be an address other machines can reach"
+    )
+    sub.add_parser("mcp", parents=[common], help="serve the MCP tools on standard input and output, until stopped")
     return parser
 
 
@@ -291,6 +299,10 @@ def _run(args: argparse.Namespace) -> int:
         from vaultsync.cli_recall import log_command, recall_command
 
         return recall_command(args, cfg) if args.command == "recall" else log_command(args, cfg)
+    if args.command in ("serve", "mcp"):
+        from vaultsync.cli_serve import serve_command
+
+        return serve_command(cfg, args)
 
     from vaultsync.app.sync import LockHeld, PassOptions, status, sync
 
@@ -373,6 +385,8 @@ def _init(args: argparse.Namespace, path: Path) -> int:
         print("added the remote origin; the next pass pushes to it")
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    if result.token_created:
+        print(f"created the API token (mode 0600): {result.token_path}")
     return ExitCode.CLEAN
 
 

@@ -110,6 +110,14 @@ class RemoteSettings:
 
 
 @dataclass(frozen=True)
+class Server:
+    """The local API (``vaultsync serve``, ``vaultsync mcp``): where the bearer token is kept (made by ``init``,
+    mode 0600, next to the config). Empty: ``<config name>.token`` beside the config file."""
+
+    token_file: str = ""
+
+
+@dataclass(frozen=True)
 class Config:
     workspace: Path
     life: Path
@@ -121,11 +129,24 @@ class Config:
     review: Review = field(default_factory=Review)
     extract: Extract = field(default_factory=Extract)
     remote: RemoteSettings | None = None  # None: no [remote] table, so a pass neither fetches nor pushes
+    server: Server = field(default_factory=Server)
     source: Path | None = None
 
     @property
     def state_dir(self) -> Path:
         return self.vault / STATE_DIRNAME
+
+    @property
+    def token_path(self) -> Path | None:
+        """The token file: the configured one (relative to the config file), else beside the config."""
+        if self.server.token_file:
+            here = self.source.parent if self.source else Path.cwd()
+            return (here / Path(self.server.token_file).expanduser()).resolve()
+        return token_beside(self.source) if self.source else None
+
+
+def token_beside(config: Path) -> Path:
+    return config.with_name(config.stem + ".token")
 
 
 def config_path(explicit: str | os.PathLike[str] | None) -> Path:
@@ -193,7 +214,7 @@ def load(path: Path) -> Config:
         raise ConfigError(f"{path}: cannot read the config file: {exc.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    tables = ("paths", "vault", "git", "safety", "janitor", "review", "extract", "remote")
+    tables = ("paths", "vault", "git", "safety", "janitor", "review", "extract", "remote", "server")
     unknown = sorted(set(raw) - set(tables))
     if unknown:
         raise ConfigError(f"{path}: unknown table(s) {', '.join(unknown)}; expected {', '.join(tables)}")
@@ -235,6 +256,7 @@ def load(path: Path) -> Config:
         review=_section(Review, raw.get("review"), f"{path}: [review]"),
         extract=_section(Extract, raw.get("extract"), f"{path}: [extract]"),
         remote=remote,
+        server=_section(Server, raw.get("server"), f"{path}: [server]"),
         source=path,
     )
 
@@ -292,6 +314,7 @@ def dumps(config: Config) -> str:
         ("janitor", config.janitor),
         ("review", config.review),
         ("extract", config.extract),
+        ("server", config.server),
     )
     for title, section in sections:
         lines += ["", f"[{title}]"]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import secrets
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
 from vaultsync import config as configmod
-from vaultsync.config import Config, ConfigError, RemoteSettings, overlapping_roots
+from vaultsync.config import Config, ConfigError, RemoteSettings, Server, overlapping_roots
 from vaultsync.fs import atomic_write
 from vaultsync.git import remote as gitremote
 from vaultsync.git.repo import VaultRepo
@@ -38,6 +40,19 @@ class InitResult:
     remote_added: bool = False
     warnings: list[str] = field(default_factory=list)
     commit: str | None = None
+    token_created: bool = False
+    token_path: Path | None = None
+
+
+def make_token(path: Path) -> bool:
+    """A random bearer token for the local API (32 bytes, URL-safe text) in a file only its owner can read.
+    A token already there is kept: plugins hold it. False when it was there."""
+    if path.exists():
+        return False
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as out:
+        out.write(secrets.token_urlsafe(32) + "\n")
+    return True
 
 
 def check_roots(workspace: Path, life: Path, vault: Path) -> list[str]:
@@ -78,7 +93,8 @@ def init_vault(
     workspace, life, vault = (p.expanduser().resolve() for p in (workspace, life, vault))
     warnings = check_roots(workspace, life, vault)
     remote = RemoteSettings() if remote_url or clone_url else None
-    cfg = Config(workspace=workspace, life=life, vault=vault, remote=remote)
+    token = configmod.token_beside(config_path.expanduser().absolute())
+    cfg = Config(workspace=workspace, life=life, vault=vault, remote=remote, server=Server(token_file=str(token)))
     text = configmod.dumps(cfg).encode()
     result = InitResult(config_path, warnings=warnings)
     if config_path.exists() and config_path.read_bytes() != text:
@@ -94,6 +110,8 @@ def init_vault(
     vault.mkdir(parents=True, exist_ok=True)
     if not config_path.exists():
         atomic_write(config_path, text)
+    result.token_path = token
+    result.token_created = make_token(token)
 
     wanted: dict[str, bytes] = {f"Templates/{n}": _template(n) for n in TEMPLATE_FILES}
     wanted["Memory.base"] = _template("Memory.base")
@@ -129,3 +147,26 @@ def init_vault(
     author = Author(cfg.git.agent_name, cfg.git.agent_email)
     result.commit = repo.commit(result.created, "vaultsync init: templates, Memory.base and Obsidian settings", author)
     return result
+
+
+TOKEN_ENV = "VAULTSYNC_TOKEN"
+
+
+def load_token(cfg: Config) -> str:
+    """The API's bearer token: ``VAULTSYNC_TOKEN`` when set, else the token file ``init`` made."""
+    token = os.environ.get(TOKEN_ENV, "").strip()
+    if token:
+        return token
+    path = cfg.token_path
+    try:
+        token = path.read_text(encoding="ascii").strip() if path else ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"{path}: cannot read the API token ({exc}); run `vaultsync init` or set {TOKEN_ENV}"
+        ) from None
+    if len(token) < 32:
+        raise ConfigError(
+            f"{path}: the API token is missing or shorter than 32 characters; set {TOKEN_ENV}, "
+            "or remove the file and run `vaultsync init`"
+        )
+    return token

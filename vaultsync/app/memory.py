@@ -1,133 +1,361 @@
-"""Writing the agent's memory on a person's (or a tool's) behalf: set fields of facts, add facts, rewrite a
-summary; then a pass, so the vault and git follow in the same call.
+"""Writing to the agent's memory from outside a pass: remember, supersede, forget and patch one fact.
 
-Each write takes the run lock, reads the file, edits it in its own style (``memory/items_edit.py`` splices the
-change into the original text) and puts it back only if it still holds what was read. Every change of one
-call is checked before any is written: an id that is not there changes nothing at all.
+These are the agent's side of the sync, done for it by a program (the HTTP API, the MCP server). Each write:
+
+1. takes the run lock, waiting (up to ``wait`` seconds) while a pass or another write holds it, so twenty
+   writes at once all land, one after another, and a write never meets a pass half-way;
+2. reads ``items.json`` again under the lock and checks the caller's ETag against what is there now;
+3. edits it with ``memory/items_edit.py`` (the file keeps its indentation, key order and escapes; ``git diff``
+   shows the one fact), checked against the bytes just read, so an agent writing the file meanwhile is never
+   overwritten: the edit is planned again on what it wrote;
+4. runs a pass while still holding the lock, which carries the edit into the vault and commits it as the agent.
+
+So when a write returns, the fact note exists (or is gone) and the change is committed. A new fact's id follows
+the entity's own pattern (``memory/identity.py``) and is never one the entity ever held: the base keeps every
+id a pass has seen, and the notes in the vault's ``facts/`` folder count too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+import json
+import os
+import time
+from collections.abc import Callable, Mapping
+from contextlib import ExitStack, suppress
+from dataclasses import dataclass
 from datetime import date
-from pathlib import Path
 from typing import Any
 
-from vaultsync.app.sync import PassOptions, sync
+from vaultsync.app.facts import (
+    ITEMS,
+    FactView,
+    Invalid,
+    NotFound,
+    check_entity,
+    check_id,
+    entity_dir,
+    find_in,
+    is_entity,
+    locate,
+    read_items,
+    records,
+    view,
+)
 from vaultsync.config import Config
-from vaultsync.fs import FileChanged, atomic_write, read_or_none, run_lock
-from vaultsync.memory.items import ItemsError, parse_items
-from vaultsync.memory.items_edit import AppendEntry, Edit, SetFields, apply_edits, new_items_file
-from vaultsync.model import Report
-from vaultsync.names import name_problem
+from vaultsync.engine.options import PassOptions
+from vaultsync.engine.run import run_pass
+from vaultsync.fs import FileChanged, LockHeld, atomic_write, run_lock
+from vaultsync.memory.identity import next_fact_id
+from vaultsync.memory.items import ItemsDoc
+from vaultsync.memory.items_edit import (
+    AppendEntry,
+    DeleteEntry,
+    Edit,
+    RemoveFields,
+    SetFields,
+    apply_edits,
+    new_items_file,
+)
+from vaultsync.model import Record, Report
+from vaultsync.state import runs
+from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
+from vaultsync.vault.layout import VaultLayout, slug_of
 
-__all__ = ["MemoryEditError", "MemoryWrite", "add_facts", "edit_facts", "write_summary"]
+__all__ = ["WAIT", "Stale", "Stopped", "Written", "forget", "patch", "remember", "supersede"]
+
+WAIT = 120.0  # seconds a write waits for the lock before giving up (a first import of a large memory holds it long)
+_TRIES = 20  # an agent rewriting items.json this many times while one write is planned: give up, say so
+_PAUSE = 0.02
 
 
-class MemoryEditError(ValueError):
-    """An edit that cannot be made as asked (no such entity or fact, an unreadable file, a file changed while
-    being edited); nothing of the call was written."""
+class Stale(RuntimeError):
+    """The caller's ETag no longer matches the fact: it changed (in the file or its note) since it was read."""
+
+
+class Stopped(RuntimeError):
+    """A memory root or the vault is missing: nothing was written."""
 
 
 @dataclass
-class MemoryWrite:
-    """What a write did: the memory files it changed and the pass that followed (None in a dry run or when
-    nothing changed)."""
+class Written:
+    """What a write did: the fact as stored after the pass, the one it replaced or removed, and the pass."""
 
-    written: list[str] = field(default_factory=list)
-    sync: Report | None = None
+    fact: FactView | None
+    report: Report
+    previous: FactView | None = None
 
-
-FactFields = Mapping[str, Mapping[str, Any]]  # fact id -> the fields to set
-
-
-def edit_facts(
-    cfg: Config, edits: Mapping[str, FactFields], subject: str, today: date | None = None, dry_run: bool = False
-) -> MemoryWrite:
-    """Set fields of facts, by entity (folder under life/) and fact id, in one locked write, then a pass."""
-    return _write(cfg, lambda: _fact_edits(cfg, edits), subject, today, dry_run)
-
-
-def add_facts(
-    cfg: Config, facts: Mapping[str, Sequence[Mapping[str, Any]]], subject: str, today: date | None = None
-) -> MemoryWrite:
-    """Append facts to entities (folder under life/ -> records); an entity folder that does not exist is made."""
-    return _write(cfg, lambda: _additions(cfg, facts), subject, today, False)
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "fact": self.fact.to_json() if self.fact else None,
+            "previous": self.previous.to_json() if self.previous else None,
+            "synced": not self.report.stopped,
+            "sync": {"exit_code": int(self.report.exit_code), "summary": runs.summarize(self.report)},
+            "commits": self.report.commits,
+        }
 
 
-def write_summary(
-    cfg: Config, rel: str, text: str, expected: bytes | None, subject: str, today: date | None = None
-) -> MemoryWrite:
-    """Replace an entity's summary.md, if it still holds ``expected`` (None: if it does not exist)."""
-    path = _entity(cfg, rel) / "summary.md"
-    return _write(cfg, lambda: [(path, expected, text.encode("utf-8"))], subject, today, False)
+# -- the four writes ---------------------------------------------------------------------------------------
+def remember(
+    cfg: Config,
+    entity: str,
+    fact: str,
+    fields: Mapping[str, Any] | None = None,
+    *,
+    create: bool = False,
+    today: date | None = None,
+    wait: float = WAIT,
+) -> Written:
+    """Add a fact to ``entity`` (its folder under ``life/``); ``fields`` are its other keys (category,
+    timestamp, source, status, or any of the agent's own). ``create`` makes the entity when it does not exist."""
+    rel = check_entity(entity)
+    if create and rel in VaultLayout(cfg.layout).reserved_life_dirs():
+        raise Invalid("entity", f"{rel}: its place in the vault holds the workspace files; choose another folder")
+    text = _text(fact, "fact")
+    extra = _fields(fields or {}, "fields")
+    made: dict[str, str] = {}
+
+    def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, str]:
+        if raw is None and not is_entity(cfg, rel) and not create:
+            raise NotFound(f"no entity {rel}; pass create to make it")
+        record = _new_record(cfg, rel, doc, text, extra, today)
+        made["id"] = record["id"]
+        return _apply(doc, [AppendEntry(record)], record), record["id"]
+
+    report = _write(cfg, rel, plan, "remember", wait, create=create)
+    return Written(_current(cfg, rel, made["id"]), report)
 
 
-Planned = list[tuple[Path, bytes | None, bytes]]  # (file, what it held when read, what it gets)
+def supersede(
+    cfg: Config,
+    fact_id: str,
+    *,
+    by: str | None = None,
+    fact: str | None = None,
+    fields: Mapping[str, Any] | None = None,
+    entity: str | None = None,
+    if_match: str | None = None,
+    today: date | None = None,
+    wait: float = WAIT,
+) -> Written:
+    """Mark a fact superseded: by an existing fact of the same entity (``by``), or by a new one made from
+    ``fact`` and ``fields``. ``items.json`` then holds the successor's plain id in ``supersededBy`` (or in
+    ``superseded_by``, when that is the key the file already uses)."""
+    if (by is None) == (fact is None):
+        raise Invalid("by", "give either 'by' (an existing fact's id) or 'fact' (the text of a new one)")
+    if by is not None:
+        check_id(by, "by")
+    text = _text(fact, "fact") if fact is not None else None
+    extra = _fields(fields or {}, "fields")
+    rel, _, old = locate(cfg, fact_id, entity)
+    successor: dict[str, str] = {}
+
+    def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, str]:
+        index, _record = _still_there(cfg, rel, doc, fact_id, if_match)
+        edits: list[Edit] = []
+        if by is not None:
+            if by == fact_id:
+                raise Invalid("by", "a fact cannot supersede itself")
+            if find_in(doc, by) is None:
+                raise NotFound(f"no fact {by!r} in {rel} to supersede {fact_id!r} with")
+            successor["id"] = by
+        else:
+            new = _new_record(cfg, rel, doc, str(text), extra, today)
+            successor["id"] = new["id"]
+            edits.append(AppendEntry(new))
+        key = _superseded_key(doc)
+        edits.insert(0, SetFields(index, {"status": "superseded", key: successor["id"]}))
+        return _apply(doc, edits, None), fact_id
+
+    previous = view(cfg, rel, old)
+    report = _write(cfg, rel, plan, "supersede", wait)
+    return Written(_current(cfg, rel, successor["id"]), report, _current(cfg, rel, fact_id) or previous)
 
 
-def _write(cfg: Config, plan: Any, subject: str, today: date | None, dry_run: bool) -> MemoryWrite:
-    result = MemoryWrite()
-    with run_lock(StateFiles(cfg.state_dir).lock):
-        planned: Planned = plan()
-        if dry_run:
-            result.written = [str(p) for p, old, new in planned if old != new]
-            return result
-        for path, old, new in planned:
-            if old == new:
-                continue
-            path.parent.mkdir(parents=True, exist_ok=True)
+def forget(
+    cfg: Config, fact_id: str, *, entity: str | None = None, if_match: str | None = None, wait: float = WAIT
+) -> Written:
+    """Take a fact out of ``items.json`` (and so its note out of the vault). Its record is kept in the state
+    folder's trash (``trash/<time>/forgotten/<entity>/<id>.json``) and git keeps the note's history."""
+    rel, _, old = locate(cfg, fact_id, entity)
+    previous = view(cfg, rel, old)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+
+    def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, str]:
+        index, record = _still_there(cfg, rel, doc, fact_id, if_match)
+        keep = StateFiles(cfg.state_dir).trash(stamp) / "forgotten" / rel / f"{fact_id}.json"
+        keep.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(keep, (json.dumps(record, ensure_ascii=False, indent=2) + "\n").encode())
+        return _apply(doc, [DeleteEntry(index)], None), fact_id
+
+    report = _write(cfg, rel, plan, "forget", wait)
+    return Written(None, report, previous)
+
+
+def patch(
+    cfg: Config,
+    fact_id: str,
+    changes: Mapping[str, Any],
+    *,
+    entity: str | None = None,
+    if_match: str | None = None,
+    wait: float = WAIT,
+) -> Written:
+    """Set fields of a fact (a ``None`` value removes the field). The id cannot change, and the text not be
+    emptied; every other key, the agent's own included, can."""
+    changes = _fields(changes, "changes")
+    if not changes:
+        raise Invalid("changes", "nothing to change")
+    rel, _, _ = locate(cfg, fact_id, entity)
+
+    def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, str]:
+        index, record = _still_there(cfg, rel, doc, fact_id, if_match)
+        key = _superseded_key(doc)
+        named = {key if k in ("supersededBy", "superseded_by") else k: v for k, v in changes.items()}
+        values = {k: v for k, v in named.items() if v is not None}
+        gone = tuple(k for k, v in named.items() if v is None and k in record)
+        edits: list[Edit] = [SetFields(index, values)] if values else []
+        edits += [RemoveFields(index, gone)] if gone else []
+        return _apply(doc, edits, None), fact_id
+
+    report = _write(cfg, rel, plan, "patch", wait)
+    return Written(_current(cfg, rel, fact_id), report)
+
+
+# -- under the lock ----------------------------------------------------------------------------------------
+Plan = Callable[[bytes | None, ItemsDoc | None], tuple[bytes, str]]
+
+
+def _write(cfg: Config, rel: str, plan: Plan, kind: str, wait: float, create: bool = False) -> Report:
+    missing = [n for n, p in (("workspace", cfg.workspace), ("life", cfg.life), ("vault", cfg.vault)) if not p.is_dir()]
+    if missing:
+        raise Stopped(f"missing root folder(s): {', '.join(missing)}; check the config ({cfg.source})")
+    path = entity_dir(cfg, rel) / ITEMS
+    with ExitStack() as held:
+        _take_lock(cfg, held, wait)
+        for _ in range(_TRIES):
+            raw, doc = read_items(cfg, rel)
+            data, _ = plan(raw, doc)
+            if create:
+                path.parent.mkdir(parents=True, exist_ok=True)
             try:
-                atomic_write(path, new, old)
+                atomic_write(path, data, raw)
+                break
             except FileChanged:
-                raise MemoryEditError(f"{path}: changed while it was being edited; run again") from None
-            result.written.append(str(path))
-    if result.written:
-        result.sync = sync(cfg, PassOptions(today=today, commit_subject=subject), kind="edit")
-    return result
+                continue  # the agent wrote the file meanwhile: plan again on what it wrote
+        else:
+            raise FileChanged(f"{path}: rewritten by another program {_TRIES} times while a write was planned")
+        report = run_pass(cfg, PassOptions(), lock_held=True)
+    runs.record(cfg.state_dir, runs.Run(runs.now_stamp(), kind, int(report.exit_code), runs.summarize(report)))
+    return report
 
 
-def _entity(cfg: Config, rel: str) -> Path:
-    parts = rel.split("/")
-    bad = next((problem for part in parts if (problem := name_problem(part))), None)
-    if len(parts) < 2 or bad:
-        raise MemoryEditError(f"{rel!r} is not an entity folder under life/ ({bad or 'too short'})")
-    return cfg.life / rel
+def _take_lock(cfg: Config, held: ExitStack, wait: float) -> None:
+    """Hold the run lock, trying again every few milliseconds until ``wait`` seconds have gone by."""
+    deadline = time.monotonic() + wait
+    lock = StateFiles(cfg.state_dir).lock
+    while True:
+        try:
+            held.enter_context(run_lock(lock))
+            return
+        except LockHeld:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(_PAUSE)
 
 
-def _read(path: Path) -> tuple[bytes, Any]:
-    raw = read_or_none(path)
-    if raw is None:
-        raise MemoryEditError(f"{path}: no such file")
-    try:
-        return raw, parse_items(raw)
-    except ItemsError as exc:
-        raise MemoryEditError(f"{path}: {exc}") from None
+def _still_there(cfg: Config, rel: str, doc: ItemsDoc | None, fact_id: str, if_match: str | None) -> tuple[int, Record]:
+    found = find_in(doc, fact_id)
+    if found is None:
+        raise NotFound(f"no fact {fact_id!r} in {rel} (gone since it was looked up)")
+    if if_match is not None and not _matches(if_match, view(cfg, rel, found[1]).etag):
+        raise Stale(f"fact {fact_id!r} changed since it was read (its ETag is no longer {if_match}); read it again")
+    return found
 
 
-def _fact_edits(cfg: Config, edits: Mapping[str, FactFields]) -> Planned:
-    planned: Planned = []
-    for rel, by_id in edits.items():
-        path = _entity(cfg, rel) / "items.json"
-        raw, doc = _read(path)
-        index = {e.value.get("id"): e.index for e in doc.entries if isinstance(e.value, dict)}
-        missing = sorted(set(by_id) - set(index))
-        if missing:
-            raise MemoryEditError(f"{path}: no fact {', '.join(missing)}")
-        changes: list[Edit] = [SetFields(index[fid], dict(values)) for fid, values in by_id.items()]
-        planned.append((path, raw, apply_edits(doc, changes)))
-    return planned
+def _matches(header: str, current: str) -> bool:
+    """``If-Match``: ``*`` or a list of (possibly weak) entity tags."""
+    tags = [t.strip().removeprefix("W/") for t in header.split(",")]
+    return "*" in tags or current in tags
 
 
-def _additions(cfg: Config, facts: Mapping[str, Sequence[Mapping[str, Any]]]) -> Planned:
-    planned: Planned = []
-    for rel, records in facts.items():
-        path = _entity(cfg, rel) / "items.json"
-        if not path.exists():
-            planned.append((path, None, new_items_file(records)))
-            continue
-        raw, doc = _read(path)
-        planned.append((path, raw, apply_edits(doc, [AppendEntry(dict(r)) for r in records])))
-    return planned
+def _apply(doc: ItemsDoc | None, edits: list[Edit], first: Record | None) -> bytes:
+    if doc is None:
+        assert first is not None
+        return new_items_file([first])
+    return apply_edits(doc, edits)
+
+
+def _current(cfg: Config, rel: str, fact_id: str) -> FactView | None:
+    found = find_in(read_items(cfg, rel)[1], fact_id)
+    return view(cfg, rel, found[1]) if found else None
+
+
+# -- new facts and their fields ------------------------------------------------------------------------------
+def _new_record(
+    cfg: Config, rel: str, doc: ItemsDoc | None, text: str, extra: Mapping[str, Any], today: date | None
+) -> Record:
+    held = [r for _, r in records(doc)]
+    ids = [r["id"] for r in held if isinstance(r.get("id"), str)]
+    fact_id = next_fact_id(slug_of(rel), ids, [*ids, *_ever(cfg, rel)])
+    stamp_key = "date" if any("date" in r for r in held) and not any("timestamp" in r for r in held) else "timestamp"
+    record: Record = {"id": fact_id, "fact": text}
+    record["category"] = extra.get("category")
+    record[stamp_key] = extra.get(stamp_key, (today or date.today()).isoformat())
+    record["source"] = extra.get("source")
+    record["status"] = extra.get("status", "active")
+    record.update({k: v for k, v in extra.items() if k not in record})
+    return {k: v for k, v in record.items() if v is not None}
+
+
+def _ever(cfg: Config, rel: str) -> set[str]:
+    """Every id the entity has held as far as the base knows, and the names of its notes in the vault."""
+    found: set[str] = set()
+    base = StateFiles(cfg.state_dir).base
+    if base.exists():
+        store = BaseStore(base, read_only=True)
+        try:
+            found |= store.ids([rel]).get(rel, set())
+        finally:
+            store.close()
+    facts = cfg.vault / VaultLayout(cfg.layout).facts_dir(rel)
+    with suppress(OSError):
+        found |= {name[:-3] for name in os.listdir(facts) if name.endswith(".md")}
+    return found
+
+
+def _superseded_key(doc: ItemsDoc | None) -> str:
+    """The key this file already uses for the successor's id; ``supersededBy`` in a file that uses neither."""
+    held = [r for _, r in records(doc)]
+    return (
+        "superseded_by"
+        if any("superseded_by" in r for r in held) and not any("supersededBy" in r for r in held)
+        else "supersededBy"
+    )
+
+
+def _text(value: object, field: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise Invalid(field, "expected the fact's text, not empty")
+    return value.strip()
+
+
+def _fields(values: object, field: str) -> dict[str, Any]:
+    if not isinstance(values, Mapping):
+        raise Invalid(field, "expected an object of field names and values")
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        if not isinstance(key, str) or not key:
+            raise Invalid(field, "field names must be non-empty text")
+        if key == "id":
+            raise Invalid("id", "a fact's id cannot be set or changed; it is given when the fact is made")
+        if key == "fact":
+            value = _text(value, "fact")
+        elif key == "status" and not (isinstance(value, str) and value) and value is not None:
+            raise Invalid("status", "expected text such as active or superseded")
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError):
+            raise Invalid(f"{field}.{key}", "not a JSON value") from None
+        out[key] = value
+    return out

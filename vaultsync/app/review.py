@@ -17,7 +17,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from vaultsync.app.memory import MemoryEditError, edit_facts, write_summary
+from vaultsync.app.edits import MemoryEditError, edit_facts, write_summary
 from vaultsync.config import Config
 from vaultsync.core.review import EntityFacts, Finding, review_entity
 from vaultsync.core.review_note import ReviewNoteError, generated_section, mark_applied, review_note, ticked, week_of

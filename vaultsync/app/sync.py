@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import asdict, replace
+from typing import Any
 
 from vaultsync.config import Config
 from vaultsync.engine.options import PassOptions
@@ -19,7 +20,7 @@ from vaultsync.fs import LockHeld
 from vaultsync.model import ExitCode, Report
 from vaultsync.state import runs
 
-__all__ = ["LockHeld", "PassOptions", "git_missing", "status", "summary", "sync"]
+__all__ = ["LockHeld", "PassOptions", "git_missing", "overview", "status", "summary", "sync"]
 
 LOCK_HELD = "another pass held the lock; nothing done"
 
@@ -96,3 +97,43 @@ def _around(cfg: Config, options: PassOptions) -> Around | None:
     from vaultsync.app.remote import RemoteRound  # a vault without a remote never loads it
 
     return RemoteRound(cfg, options)
+
+
+def overview(cfg: Config) -> dict[str, Any]:
+    """What a status light needs, without running a pass (``status`` runs one): the last run and the last that
+    ran to its end, the conflict copies still open and the standing problems as the last settled pass left
+    them, and the schedule. Cheap at any size: it reads the state folder and the crontab, not the trees."""
+    from vaultsync.app import schedule
+    from vaultsync.state.base import BaseStore
+    from vaultsync.state.files import StateFiles
+    from vaultsync.state.snapshot import load
+
+    files = StateFiles(cfg.state_dir)
+    conflicts: list[str] = []
+    if files.base.exists():
+        store = BaseStore(files.base, read_only=True)
+        try:
+            conflicts = sorted(store.conflicts())
+        finally:
+            store.close()
+    saved = load(cfg, files) or {}
+    problems = [{"path": p, "message": m, "severity": s} for p, m, s in saved.get("problems", [])]
+    last, last_ok = runs.last(cfg.state_dir), runs.last_ok(cfg.state_dir)
+    found = schedule.status(schedule.absolute_config(cfg.source), cfg) if cfg.source else None
+    return {
+        "last_run": asdict(last) if last else None,
+        "last_finished": asdict(last_ok) if last_ok else None,
+        "open_conflicts": conflicts,
+        "problems": problems,
+        "schedule": {
+            "entries": found.entries if found else [],
+            "every": found.every if found else "",
+            "next_run": found.next_run.isoformat(timespec="minutes") if found and found.next_run else None,
+            "stale": bool(found and found.stale),
+        },
+    }
+
+
+def recent_runs(cfg: Config) -> list[dict[str, Any]]:
+    """The recorded runs, oldest first, as JSON objects (``at``, ``kind``, ``exit_code``, ``summary``)."""
+    return [asdict(run) for run in runs.history(cfg.state_dir)]

@@ -7,6 +7,7 @@ is work, so the common hourly pass with nothing to do starts in the time a bare 
 
 from __future__ import annotations
 
+import contextlib
 from typing import Protocol
 
 from vaultsync.config import Config
@@ -29,7 +30,12 @@ class Around(Protocol):
     def after(self, report: Report) -> None: ...
 
 
-def run_pass(cfg: Config, options: PassOptions | None = None, around: Around | None = None) -> Report:
+def run_pass(
+    cfg: Config, options: PassOptions | None = None, around: Around | None = None, *, lock_held: bool = False
+) -> Report:
+    """One pass under the run lock. ``lock_held``: the caller already holds it (a memory write that edited
+    ``items.json`` under the lock and must sync before any other pass starts); flock locks belong to an open
+    file, so taking it again here would meet the caller's own lock."""
     options = options or PassOptions()
     report = Report(dry_run=options.dry_run)
     # The roots are checked before the lock, which lives in the vault: a missing vault is not created.
@@ -37,7 +43,7 @@ def run_pass(cfg: Config, options: PassOptions | None = None, around: Around | N
     if missing:
         report.stopped = f"missing root folder(s): {', '.join(missing)}; check the config ({cfg.source})"
         return report
-    with run_lock(StateFiles(cfg.state_dir).lock):
+    with contextlib.nullcontext() if lock_held else run_lock(StateFiles(cfg.state_dir).lock):
         if around is None:
             return _locked(cfg, options, report)
         report.stopped = around.before() or ""

@@ -8,7 +8,8 @@ keeps its note. Names are unique per entity even on case-insensitive file system
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 
 from vaultsync.model import Record, canonical
 from vaultsync.names import fold
@@ -88,3 +89,34 @@ def assign_notes(
 
 def _when(record: Record) -> object:
     return record.get("timestamp", record.get("date"))
+
+
+_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+
+
+def next_fact_id(slug: str, ids: Sequence[str], taken: Iterable[str]) -> str:
+    """The id an agent-side write gives a new fact: the entity's own pattern, numbered past every id it ever had.
+
+    The pattern is that of the newest numbered id in the file (``sarah-007`` -> ``sarah-``, three digits; ``f12``
+    -> ``f``, two), leaving out the ``<slug>-mNNN`` ids a pass gives notes the person made unless nothing else
+    is numbered; with no numbered id at all it is ``<slug>-001``. The number is one past the highest of that
+    pattern among ``taken`` (every id the entity holds or ever held, and its notes' names), and no name that
+    ``taken`` holds in any case is given.
+    """
+    taken = list(taken)
+    numbered = [m for m in (_NUMBERED.match(i) for i in ids) if m]
+    own = [m for m in numbered if not _is_person_minted(slug, m.group(0))] or numbered
+    prefix, width = (own[-1].group(1), len(own[-1].group(2))) if own else (f"{slug}-", 3)
+    highest = max(
+        (int(m.group(2)) for m in (_NUMBERED.match(t) for t in taken) if m and m.group(1) == prefix), default=0
+    )
+    folded = {fold(t) for t in taken}
+    n = highest + 1
+    while fold(f"{prefix}{n:0{width}d}") in folded:
+        n += 1
+    return f"{prefix}{n:0{width}d}"
+
+
+def _is_person_minted(slug: str, fact_id: str) -> bool:
+    prefix = f"{slug}-m"
+    return fact_id.startswith(prefix) and fact_id[len(prefix) :].isdigit()

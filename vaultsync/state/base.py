@@ -171,6 +171,10 @@ class BaseStore:
         """How many fact notes are named ``stem`` (``fact_stem``)."""
         return int(self.db.execute("SELECT count(*) FROM units WHERE stem = ?", (stem,)).fetchone()[0])
 
+    def fact_keys_named(self, stem: str) -> list[str]:
+        """The keys of the fact units whose note is named ``stem`` (``fact_stem``): where an id lives, by index."""
+        return [key for (key,) in self.db.execute("SELECT key FROM units WHERE stem = ?", (stem,))]
+
     def ids(self, entities: Iterable[str] | None = None) -> dict[str, set[str]]:
         """Fact ids each entity has used, so a new fact never gets one again; all entities', or ``entities``'."""
         seen: dict[str, set[str]] = {}

@@ -15,7 +15,7 @@ correct; the snapshot only ever saves work, it never decides a merge.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +31,10 @@ FORMAT = 2  # bump when what a snapshot means changes
 
 def key_of(cfg: Config) -> str:
     """What a snapshot is only valid for: this code and this configuration (kept as text: hashing it would load
-    OpenSSL before ``git status`` starts)."""
-    return f"{FORMAT}|{__version__}|{cfg!r}"
+    OpenSSL before ``git status`` starts). Where the config file was named from is left out: ``serve`` given a
+    relative ``--config`` and cron given the absolute path read the same settings, and must share the snapshot
+    rather than make each other's next pass a full one."""
+    return f"{FORMAT}|{__version__}|{replace(cfg, source=None)!r}"
 
 
 def file_stat(path: Path) -> list[int] | None:

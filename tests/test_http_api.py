@@ -1,0 +1,221 @@
+"""The HTTP API in-process (FastAPI's test client over the real app, real files, real git): every route, auth on
+every route, the error codes, what path-like parameters can reach, CORS, the Host check and the body cap."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+from fastapi.testclient import TestClient
+from helpers_server import AUTH, TOKEN
+from helpers_twoway import SARAH, SARAH_DIR, Env
+
+from vaultsync.fs import run_lock
+from vaultsync.server.http import create_app
+from vaultsync.state.files import StateFiles
+
+ROUTES = [
+    ("GET", "/status", None),
+    ("POST", "/sync", None),
+    ("GET", "/events?limit=1", None),
+    ("GET", "/entities", None),
+    ("GET", f"/entities/{SARAH}", None),
+    ("GET", "/facts/sarah-chen-001", None),
+    ("POST", "/facts", {"entity": SARAH, "fact": "x"}),
+    ("POST", "/facts/sarah-chen-001/supersede", {"fact": "x"}),
+    ("DELETE", "/facts/sarah-chen-001", None),
+    ("PATCH", "/facts/sarah-chen-001", {"category": "x"}),
+]
+
+
+@pytest.fixture
+def client(env: Env) -> TestClient:
+    return TestClient(create_app(env.cfg, TOKEN), base_url="http://127.0.0.1")
+
+
+def test_every_route_but_health_wants_the_token(client: TestClient, env: Env) -> None:
+    served = {(m, r.path) for r in client.app.routes for m in getattr(r, "methods", ())}  # type: ignore[attr-defined]
+    listed = {(m, p.split("?")[0]) for m, p, _ in ROUTES}
+    api = {(m, p) for m, p in served if not p.startswith(("/openapi", "/docs", "/redoc")) and m != "HEAD"}
+    assert len(api) == len(ROUTES) + 1  # every route is in ROUTES, and /health
+    assert listed
+    before = env.items_path(SARAH).read_bytes()
+    for method, path, body in ROUTES:
+        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": TOKEN}):
+            r = client.request(method, path, json=body, headers=headers)
+            assert r.status_code == 401, (method, path, headers)
+            assert r.headers["www-authenticate"] == "Bearer"
+    assert env.items_path(SARAH).read_bytes() == before
+    assert client.get("/health").json()["ok"] is True
+
+
+def test_status_and_sync(client: TestClient) -> None:
+    r = client.post("/sync", headers=AUTH)
+    assert r.status_code == 200 and r.json()["exit_code"] == 0
+    status = client.get("/status", headers=AUTH).json()
+    assert status["last_run"]["kind"] == "api" and status["open_conflicts"] == [] and "schedule" in status
+
+
+def test_sync_while_a_pass_runs_is_409_with_retry_after(client: TestClient, env: Env) -> None:
+    with run_lock(StateFiles(env.cfg.state_dir).lock):
+        r = client.post("/sync", headers=AUTH)
+    assert r.status_code == 409 and int(r.headers["retry-after"]) > 0
+
+
+def test_entities(client: TestClient) -> None:
+    listed = client.get("/entities", headers=AUTH).json()["entities"]
+    assert {"entity": SARAH, "para": "areas", "slug": "sarah-chen", "note": f"{SARAH_DIR}/sarah-chen.md"} in listed
+    one = client.get(f"/entities/{SARAH}", headers=AUTH).json()
+    assert one["name"] == "Sarah Chen" and one["active"] and one["superseded"]
+    assert client.get("/entities/areas/people/nobody", headers=AUTH).status_code == 404
+
+
+def test_fact_etag_and_if_match(client: TestClient, env: Env) -> None:
+    r = client.get("/facts/sarah-chen-001", headers=AUTH)
+    assert r.status_code == 200 and r.json()["note"] == f"{SARAH_DIR}/facts/sarah-chen-001.md"
+    tag = r.headers["etag"]
+    assert client.get("/facts/nope-001", headers=AUTH).status_code == 404
+    note = env.vault / f"{SARAH_DIR}/facts/sarah-chen-001.md"
+    note.write_text(note.read_text().replace("category: context", "category: career"))
+    before = env.items_path(SARAH).read_bytes()
+    for method, path, body in ROUTES[7:]:
+        r = client.request(method, path, json=body, headers={**AUTH, "If-Match": tag})
+        assert r.status_code == 412, (method, path)
+    assert env.items_path(SARAH).read_bytes() == before
+    fresh = client.get("/facts/sarah-chen-001", headers=AUTH).headers["etag"]
+    r = client.patch("/facts/sarah-chen-001", json={"source": "chat"}, headers={**AUTH, "If-Match": fresh})
+    assert r.status_code == 200 and r.json()["fact"]["record"]["category"] == "career"
+
+
+def test_remember_supersede_forget_patch(client: TestClient, env: Env) -> None:
+    r = client.post("/facts", json={"entity": SARAH, "fact": "Sarah Chen likes tea", "category": "pref"}, headers=AUTH)
+    assert r.status_code == 201, r.text
+    new = r.json()["fact"]
+    assert new["id"] == "sarah-chen-007" and (env.vault / new["note"]).is_file() and r.json()["commits"]
+    r = client.post("/facts/sarah-chen-007/supersede", json={"fact": "Sarah Chen likes coffee"}, headers=AUTH)
+    assert r.status_code == 200 and env.fact(SARAH, "sarah-chen-007")["supersededBy"] == r.json()["fact"]["id"]
+    r = client.post("/facts/sarah-chen-003/supersede", json={"by": "sarah-chen-004"}, headers=AUTH)
+    assert r.status_code == 200 and env.fact(SARAH, "sarah-chen-003")["status"] == "superseded"
+    r = client.patch("/facts/sarah-chen-004", json={"category": "work"}, headers=AUTH)
+    assert r.status_code == 200 and env.fact(SARAH, "sarah-chen-004")["category"] == "work"
+    r = client.delete("/facts/sarah-chen-004", headers=AUTH)
+    assert r.status_code == 200 and not (env.vault / f"{SARAH_DIR}/facts/sarah-chen-004.md").exists()
+    assert client.get("/facts/sarah-chen-004", headers=AUTH).status_code == 404
+    r = client.post("/facts", json={"entity": "areas/people/nora", "fact": "Nora", "create": True}, headers=AUTH)
+    assert r.status_code == 201 and r.json()["fact"]["id"] == "nora-001"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "field"),
+    [
+        ("POST", "/facts", {"entity": SARAH}, "fact"),
+        ("POST", "/facts", {"entity": SARAH, "fact": ""}, "fact"),
+        ("POST", "/facts", {"entity": SARAH, "fact": "x", "colour": "red"}, "colour"),
+        ("POST", "/facts", {"entity": "people/sarah", "fact": "x"}, "entity"),
+        ("POST", "/facts", {"entity": SARAH, "fact": "x", "fields": {"id": "x"}}, "id"),
+        ("POST", "/facts/sarah-chen-001/supersede", {}, "by"),
+        ("POST", "/facts/sarah-chen-001/supersede", {"by": "a/b"}, "by"),
+        ("PATCH", "/facts/sarah-chen-001", {"id": "other"}, "id"),
+        ("PATCH", "/facts/sarah-chen-001", {"fact": ""}, "fact"),
+        ("PATCH", "/facts/sarah-chen-001", [1, 2], "body"),
+    ],
+)
+def test_invalid_bodies_are_422_naming_the_field(
+    client: TestClient, method: str, path: str, body: object, field: str
+) -> None:
+    r = client.request(method, path, json=body, headers=AUTH)
+    assert r.status_code == 422, r.text
+    assert any(field in [str(x) for x in e["loc"]] for e in r.json()["detail"]), r.json()
+
+
+def test_unknown_entity_is_404_and_bad_json_is_422(client: TestClient) -> None:
+    r = client.post("/facts", json={"entity": "areas/people/nobody", "fact": "x"}, headers=AUTH)
+    assert r.status_code == 404
+    r = client.post("/facts", content=b"{not json", headers={**AUTH, "Content-Type": "application/json"})
+    assert r.status_code == 422
+
+
+def test_an_id_shared_by_entities(client: TestClient, env: Env) -> None:
+    for rel in ("areas/people/kim", "areas/people/lee"):
+        (env.life / rel).mkdir(parents=True)
+        (env.life / rel / "items.json").write_text('[{"id": "f001", "fact": "a fact"}]\n')
+    r = client.get("/facts/f001", headers=AUTH)
+    assert r.status_code == 409 and r.json()["detail"]["entities"] == ["areas/people/kim", "areas/people/lee"]
+    r = client.get("/facts/f001?entity=areas/people/lee", headers=AUTH)
+    assert r.status_code == 200 and r.json()["entity"] == "areas/people/lee"
+
+
+TRAVERSALS = [
+    "..",
+    "../..",
+    "..%2F..%2Foutside",
+    "%2E%2E",
+    "%2e%2e%2foutside",
+    "/etc/passwd",
+    "%2Fetc%2Fpasswd",
+    "a%00b",
+    "areas%2F..%2F..%2Foutside",
+    "areas/people/..%2F..%2F..%2Foutside",
+    "areas/people/%2E%2E/x",
+    "..%5C..%5Coutside",
+    "areas/people/a%5Cb",
+]
+
+
+@pytest.mark.parametrize("payload", TRAVERSALS)
+def test_path_like_parameters_stay_inside(client: TestClient, env: Env, payload: str) -> None:
+    outside = env.root / "outside"
+    sentinel = env.root.parent / "sentinel.txt"
+    sentinel.write_text("keep")
+    before = sorted(p.name for p in env.root.parent.iterdir())
+    answers = [
+        client.get(f"/entities/{payload}", headers=AUTH),
+        client.get(f"/facts/{payload}", headers=AUTH),
+        client.get(f"/facts/sarah-chen-001?entity={payload}", headers=AUTH),
+        client.delete(f"/facts/{payload}", headers=AUTH),
+        client.patch(f"/facts/{payload}", json={"category": "x"}, headers=AUTH),
+        # a JSON body is not URL-decoded: what the payload stands for is sent as it is
+        client.post("/facts", json={"entity": unquote(payload), "fact": "x", "create": True}, headers=AUTH),
+        client.post("/facts", json={"entity": f"areas/{unquote(payload)}", "fact": "x", "create": True}, headers=AUTH),
+    ]
+    for r in answers:
+        assert r.status_code in (400, 404, 405, 422), (payload, r.request.url, r.status_code, r.text)
+    assert not outside.exists() and sentinel.read_text() == "keep"
+    assert sorted(p.name for p in env.root.parent.iterdir()) == before
+
+
+def test_host_cors_and_body_cap(client: TestClient) -> None:
+    assert client.get("/health", headers={"Host": "attacker.example"}).status_code == 400
+    assert client.get("/health", headers={"Host": "localhost:8765"}).status_code == 200
+    assert client.get("/health", headers={"Host": "[::1]:8765"}).status_code == 200
+    pre = {"Origin": "app://obsidian.md", "Access-Control-Request-Method": "POST"}
+    r = client.options("/facts", headers=pre)
+    assert r.headers.get("access-control-allow-origin") == "app://obsidian.md"
+    r = client.options("/facts", headers={**pre, "Origin": "https://evil.example"})
+    assert "access-control-allow-origin" not in r.headers
+    r = client.get("/health", headers={"Origin": "https://evil.example"})
+    assert "access-control-allow-origin" not in r.headers
+    big = json.dumps({"entity": SARAH, "fact": "x" * 100_000})
+    r = client.post("/facts", content=big, headers={**AUTH, "Content-Type": "application/json"})
+    assert r.status_code == 413
+
+
+def test_openapi_document(client: TestClient) -> None:
+    doc = client.get("/openapi.json").json()
+    assert {"/health", "/status", "/sync", "/events", "/entities", "/facts", "/facts/{fact_id}"} <= set(doc["paths"])
+
+
+def test_token_file_from_init(tmp_path: Path) -> None:
+    from vaultsync import config as configmod
+    from vaultsync.app.init import init_vault, load_token
+
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "life").mkdir()
+    result = init_vault(tmp_path / "ws", tmp_path / "life", tmp_path / "vault", tmp_path / "config.toml")
+    assert result.token_path is not None and result.token_path.stat().st_mode & 0o777 == 0o600
+    cfg = configmod.load(tmp_path / "config.toml")
+    assert cfg.token_path == result.token_path and "[server]" in (tmp_path / "config.toml").read_text()
+    token = load_token(cfg)
+    assert len(token) >= 43 and token == result.token_path.read_text().strip()

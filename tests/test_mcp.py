@@ -1,0 +1,67 @@
+"""``vaultsync mcp`` as a subprocess, driven through the MCP SDK's own client over stdio: every tool, its
+schema, and a client mistake coming back as a tool error rather than a dead server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from typing import Any
+
+from helpers_twoway import SARAH, SARAH_DIR, Env
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+TOOLS = {"remember", "supersede", "forget", "get_entity", "sync", "status"}
+
+
+def payload(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    if result.structured_content is not None:
+        data = result.structured_content
+        return data.get("result", data) if set(data) == {"result"} else data
+    return json.loads(result.content[0].text)
+
+
+async def session(env: Env) -> None:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "vaultsync.cli", "mcp", "--config", str(env.config_path)],
+        env={k: v for k, v in os.environ.items() if k.startswith(("GIT_", "HOME", "XDG_", "PATH", "PYTHON"))},
+    )
+    async with Client(params) as client:
+        listed = await client.list_tools()
+        tools = {tool.name: tool for tool in listed.tools}
+        assert set(tools) == TOOLS
+        assert all(tool.description and tool.input_schema.get("type") == "object" for tool in tools.values())
+        assert set(tools["remember"].input_schema["required"]) == {"entity", "fact"}
+
+        remembered = payload(await client.call_tool("remember", {"entity": SARAH, "fact": "Sarah Chen likes tea"}))
+        new_id = remembered["fact"]["id"]
+        assert new_id == "sarah-chen-007" and (env.vault / f"{SARAH_DIR}/facts/{new_id}.md").is_file()
+
+        replaced = payload(await client.call_tool("supersede", {"id": new_id, "fact": "Sarah Chen likes coffee"}))
+        assert env.fact(SARAH, new_id)["supersededBy"] == replaced["fact"]["id"]
+
+        payload(await client.call_tool("forget", {"id": "sarah-chen-004"}))
+        assert all(f.get("id") != "sarah-chen-004" for f in env.facts(SARAH))
+
+        entity = payload(await client.call_tool("get_entity", {"entity": SARAH}))
+        assert entity["name"] == "Sarah Chen" and any(f["id"] == new_id for f in entity["superseded"])
+
+        report = payload(await client.call_tool("sync", {}))
+        assert report["exit_code"] == 0
+        status = payload(await client.call_tool("status", {}))
+        assert status["last_run"]["kind"] == "mcp"
+
+        wrong = await client.call_tool("forget", {"id": "no-such-fact"})
+        assert wrong.is_error and "no fact" in wrong.content[0].text
+        bad = await client.call_tool("get_entity", {"entity": "../../etc"})
+        assert bad.is_error
+        still = payload(await client.call_tool("status", {}))  # the server lives on
+        assert "open_conflicts" in still
+
+
+def test_every_tool_through_the_sdk_client(env: Env) -> None:
+    asyncio.run(session(env))

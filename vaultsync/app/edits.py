@@ -1,0 +1,134 @@
+"""Several edits of the agent's memory in one write, for the weekly review's fixes: set fields of facts, add
+facts, rewrite a summary; then a pass, so the vault and git follow in the same call. (One fact at a time, as a
+plugin remembers, supersedes or forgets, is ``memory.py``.)
+
+Each write takes the run lock, reads the file, edits it in its own style (``memory/items_edit.py`` splices the
+change into the original text) and puts it back only if it still holds what was read. Every change of one
+call is checked before any is written: an id that is not there changes nothing at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from vaultsync.app.sync import PassOptions, sync
+from vaultsync.config import Config
+from vaultsync.fs import FileChanged, atomic_write, read_or_none, run_lock
+from vaultsync.memory.items import ItemsError, parse_items
+from vaultsync.memory.items_edit import AppendEntry, Edit, SetFields, apply_edits, new_items_file
+from vaultsync.model import Report
+from vaultsync.names import name_problem
+from vaultsync.state.files import StateFiles
+
+__all__ = ["MemoryEditError", "MemoryWrite", "add_facts", "edit_facts", "write_summary"]
+
+
+class MemoryEditError(ValueError):
+    """An edit that cannot be made as asked (no such entity or fact, an unreadable file, a file changed while
+    being edited); nothing of the call was written."""
+
+
+@dataclass
+class MemoryWrite:
+    """What a write did: the memory files it changed and the pass that followed (None in a dry run or when
+    nothing changed)."""
+
+    written: list[str] = field(default_factory=list)
+    sync: Report | None = None
+
+
+FactFields = Mapping[str, Mapping[str, Any]]  # fact id -> the fields to set
+
+
+def edit_facts(
+    cfg: Config, edits: Mapping[str, FactFields], subject: str, today: date | None = None, dry_run: bool = False
+) -> MemoryWrite:
+    """Set fields of facts, by entity (folder under life/) and fact id, in one locked write, then a pass."""
+    return _write(cfg, lambda: _fact_edits(cfg, edits), subject, today, dry_run)
+
+
+def add_facts(
+    cfg: Config, facts: Mapping[str, Sequence[Mapping[str, Any]]], subject: str, today: date | None = None
+) -> MemoryWrite:
+    """Append facts to entities (folder under life/ -> records); an entity folder that does not exist is made."""
+    return _write(cfg, lambda: _additions(cfg, facts), subject, today, False)
+
+
+def write_summary(
+    cfg: Config, rel: str, text: str, expected: bytes | None, subject: str, today: date | None = None
+) -> MemoryWrite:
+    """Replace an entity's summary.md, if it still holds ``expected`` (None: if it does not exist)."""
+    path = _entity(cfg, rel) / "summary.md"
+    return _write(cfg, lambda: [(path, expected, text.encode("utf-8"))], subject, today, False)
+
+
+Planned = list[tuple[Path, bytes | None, bytes]]  # (file, what it held when read, what it gets)
+
+
+def _write(cfg: Config, plan: Any, subject: str, today: date | None, dry_run: bool) -> MemoryWrite:
+    result = MemoryWrite()
+    with run_lock(StateFiles(cfg.state_dir).lock):
+        planned: Planned = plan()
+        if dry_run:
+            result.written = [str(p) for p, old, new in planned if old != new]
+            return result
+        for path, old, new in planned:
+            if old == new:
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                atomic_write(path, new, old)
+            except FileChanged:
+                raise MemoryEditError(f"{path}: changed while it was being edited; run again") from None
+            result.written.append(str(path))
+    if result.written:
+        result.sync = sync(cfg, PassOptions(today=today, commit_subject=subject), kind="edit")
+    return result
+
+
+def _entity(cfg: Config, rel: str) -> Path:
+    parts = rel.split("/")
+    bad = next((problem for part in parts if (problem := name_problem(part))), None)
+    if len(parts) < 2 or bad:
+        raise MemoryEditError(f"{rel!r} is not an entity folder under life/ ({bad or 'too short'})")
+    return cfg.life / rel
+
+
+def _read(path: Path) -> tuple[bytes, Any]:
+    raw = read_or_none(path)
+    if raw is None:
+        raise MemoryEditError(f"{path}: no such file")
+    try:
+        return raw, parse_items(raw)
+    except ItemsError as exc:
+        raise MemoryEditError(f"{path}: {exc}") from None
+
+
+def _fact_edits(cfg: Config, edits: Mapping[str, FactFields]) -> Planned:
+    planned: Planned = []
+    for rel, by_id in edits.items():
+        path = _entity(cfg, rel) / "items.json"
+        raw, doc = _read(path)
+        index = {e.value.get("id"): e.index for e in doc.entries if isinstance(e.value, dict)}
+        missing = sorted(set(by_id) - set(index))
+        if missing:
+            raise MemoryEditError(f"{path}: no fact {', '.join(missing)}")
+        changes: list[Edit] = [SetFields(index[fid], dict(values)) for fid, values in by_id.items()]
+        planned.append((path, raw, apply_edits(doc, changes)))
+    return planned
+
+
+def _additions(cfg: Config, facts: Mapping[str, Sequence[Mapping[str, Any]]]) -> Planned:
+    planned: Planned = []
+    for rel, records in facts.items():
+        path = _entity(cfg, rel) / "items.json"
+        if not path.exists():
+            planned.append((path, None, new_items_file(records)))
+            continue
+        raw, doc = _read(path)
+        planned.append((path, raw, apply_edits(doc, [AppendEntry(dict(r)) for r in records])))
+    return planned

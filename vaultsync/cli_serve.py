@@ -1,0 +1,55 @@
+"""``vaultsync serve`` and ``vaultsync mcp``: start a server face, kept apart from ``cli.py`` so that a plain
+``vaultsync sync`` never imports FastAPI, uvicorn or the MCP SDK."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ipaddress
+import sys
+
+from vaultsync.app.init import load_token
+from vaultsync.config import Config, ConfigError
+from vaultsync.model import ExitCode
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def serve_command(cfg: Config, args: argparse.Namespace) -> int:
+    if args.command == "mcp":
+        from vaultsync.server.mcp import run
+
+        run(cfg)
+        return ExitCode.CLEAN
+    if not 0 < args.port < 65536:
+        print(f"vaultsync: --port {args.port} is not a port number", file=sys.stderr)
+        return ExitCode.USAGE
+    if not _loopback(args.host):
+        if not args.allow_remote:
+            print(
+                f"vaultsync: --host {args.host} is reachable from other machines; add --allow-remote if you mean it",
+                file=sys.stderr,
+            )
+            return ExitCode.USAGE
+        print(
+            f"vaultsync: warning: serving on {args.host}: anyone who can reach it and holds the token can read and "
+            "change the memory; the token travels in clear text without TLS",
+            file=sys.stderr,
+        )
+    try:
+        token = load_token(cfg)
+    except ConfigError as exc:
+        print(f"vaultsync: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    from vaultsync.server.http import serve
+
+    with contextlib.suppress(KeyboardInterrupt):
+        serve(cfg, token, args.host, args.port)
+    return ExitCode.CLEAN

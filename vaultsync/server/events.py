@@ -1,0 +1,93 @@
+"""Server-sent events for ``GET /events``: a pass started, a pass finished (with its summary), a run recorded.
+
+Passes this server runs (``POST /sync`` and every write) are told as they start and end. Passes other programs
+run (the CLI, cron, watch) are seen in the record of runs, which each subscriber reads about once a second, and
+told as ``run`` events. Events go from the worker thread that ran the pass to each subscriber's queue through
+its event loop, so a slow reader never holds a pass up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from vaultsync.app.sync import recent_runs, summary
+from vaultsync.config import Config
+
+POLL = 1.0  # seconds between looks at the record of runs
+PING = 15  # polls between comment lines that keep proxies and clients from timing out
+
+
+class Events:
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        self._subscribers: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[tuple[str, dict[str, Any]]]]] = set()
+        self._lock = threading.Lock()
+
+    def publish(self, event: str, data: dict[str, Any]) -> None:
+        """Tell every subscriber; safe from any thread."""
+        with self._lock:
+            subscribers = list(self._subscribers)
+        for loop, queue in subscribers:
+            with contextlib.suppress(RuntimeError):  # its loop has closed: the subscriber is leaving
+                loop.call_soon_threadsafe(queue.put_nowait, (event, data))
+
+    @contextmanager
+    def pass_of(self, kind: str) -> Iterator[Callable[[Any], Any]]:
+        """``started`` now, ``finished`` when the block ends; the block hands its report (or a result holding
+        one as ``.report``) to the function it is given, and ``finished`` carries its summary."""
+        self.publish("started", {"kind": kind})
+        outcome: dict[str, Any] = {"kind": kind}
+
+        def done(result: Any) -> Any:
+            report = getattr(result, "report", result)
+            outcome.update(exit_code=int(report.exit_code), summary=summary(report), commits=report.commits)
+            return result
+
+        try:
+            yield done
+        except Exception as exc:
+            outcome["error"] = f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            self.publish("finished", outcome)
+
+    async def stream(self, limit: int | None = None) -> AsyncIterator[bytes]:
+        """The event stream of one subscriber, ending after ``limit`` events when given."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
+        entry = (loop, queue)
+        with self._lock:
+            self._subscribers.add(entry)
+        try:
+            yield b": connected\n\n"
+            known = recent_runs(self.cfg)
+            sent = idle = 0
+            while limit is None or sent < limit:
+                try:
+                    event, data = await asyncio.wait_for(queue.get(), timeout=POLL)
+                except TimeoutError:
+                    now = recent_runs(self.cfg)
+                    fresh = [run for run in now if run not in known]
+                    known = now
+                    for run in fresh[: None if limit is None else limit - sent]:
+                        yield _frame("run", run)
+                        sent += 1
+                    idle += 1
+                    if idle % PING == 0:
+                        yield b": ping\n\n"
+                    continue
+                yield _frame(event, data)
+                sent += 1
+        finally:
+            with self._lock:
+                self._subscribers.discard(entry)
+
+
+def _frame(event: str, data: dict[str, Any]) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()

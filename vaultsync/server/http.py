@@ -1,0 +1,274 @@
+"""``vaultsync serve``: the local HTTP API for plugins, a thin face over ``vaultsync.app``.
+
+Each route checks what it is given, calls one ``app/`` function and turns its result or its exception into
+JSON and a status code (the table is ``ERRORS``); it holds no logic of its own, so the CLI, this API and the MCP
+tools cannot behave differently. A route for another use case is a few lines: a function over the app call,
+decorated with its path and ``dependencies=auth_dep``.
+
+It is meant for one person's machine: it binds 127.0.0.1, wants the bearer token on every route but
+``/health``, refuses a ``Host`` that is not a loopback name (a web page that rebinds its own domain to
+127.0.0.1 would otherwise reach it), allows cross-origin calls only from Obsidian's app, and caps bodies.
+FastAPI and uvicorn are imported here, so only ``serve`` loads them.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import sys
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from fastapi import Body, Depends, FastAPI, Header, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ConfigDict, Field
+
+from vaultsync import __version__
+from vaultsync.app import entities, memory
+from vaultsync.app.facts import Ambiguous, Invalid, NotFound, Unreadable
+from vaultsync.app.sync import LockHeld, PassOptions, overview, sync
+from vaultsync.config import Config
+from vaultsync.server.events import Events
+
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+OBSIDIAN_ORIGIN = "app://obsidian.md"
+MAX_BODY = 64 * 1024
+RETRY_AFTER = "2"
+log = logging.getLogger("vaultsync.server")
+
+Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(HTTPBearer(auto_error=False))]
+Text = Annotated[str, Field(min_length=1, max_length=20_000)]
+Short = Annotated[str, Field(max_length=1_000)]
+EntityQuery = Annotated[
+    str | None, Query(max_length=1_000, description="the entity's folder under life/, when the id is used by several")
+]
+FactId = Annotated[str, Path(max_length=200, description="the fact's id, e.g. sarah-chen-004")]
+IfMatch = Annotated[str | None, Header(max_length=1_000, description="the ETag read with the fact; 412 if it changed")]
+
+
+class FactFields(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    category: Short | None = None
+    timestamp: Short | None = None
+    source: Short | None = None
+    status: Short | None = None
+    fields: dict[str, Any] | None = Field(None, description="any other keys of the fact, kept as given")
+
+    def extra(self) -> dict[str, Any]:
+        named = {k: v for k, v in self.model_dump(exclude={"fields", "entity", "fact", "by", "create"}).items()}
+        return {**(self.fields or {}), **{k: v for k, v in named.items() if v is not None}}
+
+
+class RememberBody(FactFields):
+    entity: Short = Field(description="the entity's folder under life/, e.g. areas/people/sarah")
+    fact: Text
+    create: bool = Field(False, description="make the entity when it does not exist")
+
+
+class SupersedeBody(FactFields):
+    by: Short | None = Field(None, description="the id of an existing fact of the same entity that replaces it")
+    fact: Text | None = Field(None, description="the text of a new fact that replaces it")
+
+
+class Problem(BaseModel):
+    detail: Any
+
+
+ERRORS: dict[type[Exception], tuple[int, Callable[[Exception], Any]]] = {
+    Invalid: (422, lambda e: [{"loc": [e.field], "msg": e.message, "type": "value_error"}]),  # type: ignore[attr-defined]
+    NotFound: (404, str),
+    Ambiguous: (409, lambda e: {"msg": str(e), "entities": e.entities}),  # type: ignore[attr-defined]
+    memory.Stale: (412, str),
+    Unreadable: (409, str),
+    LockHeld: (503, lambda e: "a pass held the lock too long; try again"),
+    memory.Stopped: (503, str),
+}
+DOCUMENTED = {code: {"model": Problem} for code in (401, 404, 409, 412, 413, 422, 503)}
+
+
+def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> FastAPI:
+    app = FastAPI(title="vaultsync", version=__version__, description="The local API of a vaultsync vault.")
+    events = Events(cfg)
+
+    def auth(credentials: Credentials) -> None:
+        given = credentials.credentials.encode() if credentials else b""
+        if not hmac.compare_digest(given, token.encode()):
+            raise _Unauthorized
+
+    auth_dep = [Depends(auth)]
+    for kind, (code, detail) in ERRORS.items():
+        app.add_exception_handler(kind, _handler(code, detail))
+    app.add_exception_handler(
+        _Unauthorized, lambda r, e: _error(401, "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"})
+    )
+    app.add_exception_handler(RequestValidationError, lambda r, e: _error(422, _plain(e.errors())))
+    app.add_exception_handler(Exception, _last_resort)
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=[OBSIDIAN_ORIGIN],
+        allow_methods=["GET", "POST", "PATCH", "DELETE"],
+        allow_headers=["Authorization", "Content-Type", "If-Match"],
+        expose_headers=["ETag", "Retry-After"],
+    )
+    app.add_middleware(_Guard, hosts=hosts)  # added last, so it runs first
+
+    @app.get("/health", tags=["sync"])
+    def health() -> dict[str, Any]:
+        return {"ok": True, "version": __version__}
+
+    @app.get("/status", dependencies=auth_dep, responses=DOCUMENTED, tags=["sync"])
+    def status() -> dict[str, Any]:
+        return overview(cfg)
+
+    @app.post("/sync", dependencies=auth_dep, responses=DOCUMENTED, tags=["sync"])
+    def run_sync() -> Response:
+        try:
+            with events.pass_of("sync") as done:
+                report = done(sync(cfg, PassOptions(), kind="api"))
+        except LockHeld:
+            return _error(409, "a pass is running; try again shortly", {"Retry-After": RETRY_AFTER})
+        return JSONResponse(report.to_json())
+
+    @app.get("/events", dependencies=auth_dep, responses=DOCUMENTED, tags=["sync"])
+    async def stream(limit: Annotated[int | None, Query(ge=1, le=10_000)] = None) -> StreamingResponse:
+        return StreamingResponse(events.stream(limit), media_type="text/event-stream")
+
+    @app.get("/entities", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    def list_entities() -> dict[str, Any]:
+        return {"entities": [e.to_json() for e in entities.list_entities(cfg)]}
+
+    @app.get("/entities/{entity:path}", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    def get_entity(entity: Annotated[str, Path(max_length=1_000)]) -> dict[str, Any]:
+        return entities.get_entity(cfg, entity).to_json()
+
+    @app.get("/facts/{fact_id}", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    def get_fact(fact_id: FactId, entity: EntityQuery = None) -> Response:
+        return _fact(entities.get_fact(cfg, fact_id, entity))
+
+    @app.post("/facts", status_code=201, dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    def remember(body: RememberBody) -> Response:
+        with events.pass_of("remember") as done:
+            written = memory.remember(cfg, body.entity, body.fact, body.extra(), create=body.create)
+            return _written(done(written), 201)
+
+    @app.post("/facts/{fact_id}/supersede", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    def supersede(
+        fact_id: FactId, body: SupersedeBody, entity: EntityQuery = None, if_match: IfMatch = None
+    ) -> Response:
+        with events.pass_of("supersede") as done:
+            written = memory.supersede(
+                cfg, fact_id, by=body.by, fact=body.fact, fields=body.extra(), entity=entity, if_match=if_match
+            )
+            return _written(done(written))
+
+    @app.delete("/facts/{fact_id}", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    def forget(fact_id: FactId, entity: EntityQuery = None, if_match: IfMatch = None) -> Response:
+        with events.pass_of("forget") as done:
+            return _written(done(memory.forget(cfg, fact_id, entity=entity, if_match=if_match)))
+
+    @app.patch("/facts/{fact_id}", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    def patch(
+        fact_id: FactId,
+        changes: Annotated[dict[str, Any], Body(description="fields to set; null removes a field")],
+        entity: EntityQuery = None,
+        if_match: IfMatch = None,
+    ) -> Response:
+        with events.pass_of("patch") as done:
+            return _written(done(memory.patch(cfg, fact_id, changes, entity=entity, if_match=if_match)))
+
+    app.state.events = events
+    return app
+
+
+class _Unauthorized(Exception):
+    pass
+
+
+def _fact(view: Any) -> Response:
+    return JSONResponse(view.to_json(), headers={"ETag": view.etag})
+
+
+def _written(written: memory.Written, code: int = 200) -> Response:
+    headers = {"ETag": written.fact.etag} if written.fact else {}
+    return JSONResponse(written.to_json(), status_code=code, headers=headers)
+
+
+def _error(code: int, detail: Any, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"detail": detail}, status_code=code, headers=headers)
+
+
+def _handler(code: int, detail: Callable[[Exception], Any]) -> Callable[[Request, Exception], Response]:
+    def handle(request: Request, exc: Exception) -> Response:
+        headers = {"Retry-After": RETRY_AFTER} if code == 503 else None
+        return _error(code, detail(exc), headers)
+
+    return handle
+
+
+def _plain(errors: Any) -> Any:
+    """Validation errors as JSON: pydantic may put the offending value (bytes, an exception) in ``ctx``."""
+    return json.loads(json.dumps(errors, default=str))
+
+
+def _last_resort(request: Request, exc: Exception) -> Response:
+    log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
+    return _error(500, f"internal error: {type(exc).__name__}; see the server's log")
+
+
+class _Guard:
+    """Refuse a Host that is not one of ours (DNS rebinding) and a body over ``MAX_BODY``, before routing."""
+
+    def __init__(self, app: Any, hosts: frozenset[str]) -> None:
+        self.app, self.hosts = app, hosts
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        host = _hostname(headers.get("host", ""))
+        if host not in self.hosts:
+            return await _error(400, f"Host {host!r} is not served here")(scope, receive, send)
+        length = headers.get("content-length", "0")
+        if not length.isdigit() or int(length) > MAX_BODY:
+            return await _error(413, f"request body over {MAX_BODY} bytes")(scope, receive, send)
+        seen = 0
+
+        async def capped() -> Any:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > MAX_BODY:
+                raise _TooLarge
+            return message
+
+        try:
+            await self.app(scope, capped, send)
+        except _TooLarge:
+            await _error(413, f"request body over {MAX_BODY} bytes")(scope, receive, send)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _hostname(host: str) -> str:
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    return host.rpartition(":")[0] if host.count(":") == 1 else host
+
+
+def serve(cfg: Config, token: str, host: str, port: int) -> None:
+    """Run the API until interrupted."""
+    import uvicorn
+
+    hosts = LOOPBACK | {host}
+    print(f"vaultsync: serving {cfg.vault} on http://{_url_host(host)}:{port}", file=sys.stderr, flush=True)
+    uvicorn.run(create_app(cfg, token, hosts), host=host, port=port, log_level="warning", access_log=False)
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
