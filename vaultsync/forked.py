@@ -115,8 +115,8 @@ class ForkedMap(Generic[T, R]):
 def one_at_a_time(folder: Path) -> Iterator[None]:
     """Hold ``folder``'s flock: among processes entering this, one at a time goes on.
 
-    Workers writing at once are slower than taking turns: on ext4 here, two processes creating 26k small files
-    each spent 7.9-12.2 s in the kernel, against 1.0-1.2 s for one process creating all 52k. Each entry opens
+    Workers writing at once are slower than taking turns: on ext4, two processes creating small files at once
+    spent several times the kernel time of one process creating them all (benchmarks/history.md). Each entry opens
     ``folder`` anew, so two workers forked from one parent are two lock holders, and the kernel drops the lock
     of a worker that dies holding it, so no other waits on it forever.
     """

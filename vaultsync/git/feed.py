@@ -12,8 +12,8 @@ from vaultsync.git.run import Git, GitFailed, nul_list
 # (``VaultRepo``), each pack checked by git against every blob already in it.
 PACK_CHUNK = 20_000
 # A first import's notes, stored in one pack as they are written (``IndexFeed``): deflated at zlib's fastest
-# level, no delta search (git's own ``gc`` finds the deltas later). At 50k notes: 1.2 s of git's time, 21 MB,
-# against 2.0 s and 18 MB with git's defaults.
+# level, no delta search (git's own ``gc`` finds the deltas later): about half git's time of its defaults for a
+# slightly larger pack (the first-import benchmark of benchmarks/run.py; figures in benchmarks/history.md).
 FAST_IMPORT = ("-c", "pack.compression=1", "fast-import", "--quiet", "--depth=0")
 
 
@@ -25,8 +25,8 @@ class IndexFeed:
     told to finish its pack (a ``checkpoint``), and once it has, one ``update-index`` stages those notes'
     paths in the real index, a read and a hash each, the blobs being there already; the last notes are
     staged when the import is done with the feed. Streaming the same notes through update-index's bulk
-    check-in instead read every file back and checked each new blob against every one already in its pack:
-    at 50k notes 4.4 s of git's time, against 1.6 s this way.
+    check-in instead read every file back and checked each new blob against every one already in its pack,
+    almost three times git's time this way (benchmarks/history.md).
 
     A warm-up: the commit stages again whatever this feed did not leave staged as the import wrote it. So
     whatever goes wrong here (git refusing, a note changing after it was written, a path gone) only means the

@@ -50,7 +50,8 @@ class VaultRepo:
     """The vault's repository, driven through git's command line.
 
     Every operation here is git plumbing with a private index, standard input or a compare-and-swap, which
-    GitPython would only pass through to the same commands; not importing it saves a cold pass ~0.13 s.
+    GitPython would only pass through to the same commands, and importing it is a noticeable share of a cold
+    pass (benchmarks/history.md).
     """
 
     def __init__(self, root: Path) -> None:
@@ -134,7 +135,8 @@ class VaultRepo:
         HEAD moves by compare-and-swap: when obsidian-git commits in between, the commit is rebuilt on top of
         the new HEAD instead of discarding the person's commit. ``staged`` paths are not staged again: the
         caller has just seen the real index hold them as it wants them committed (a first import's feed,
-        ``IndexFeed``; at 50k notes, staging them again took 0.37 s). A note changed since is committed as
+        ``IndexFeed``; staging them again was a measurable part of the import, see benchmarks/history.md). A
+        note changed since is committed as
         the caller saw it, and its change is the next pass's.
         """
         wanted = sorted(set(paths))
@@ -256,7 +258,8 @@ class VaultRepo:
         """Store the trees ``written`` (id, body); the ids git gave them, or [] when it refused.
 
         ``hash-object -t tree`` checks a tree's format, where ``mktree`` would also look up the type of every
-        entry's object: at 50k facts, 976 lookups for the people folder alone, 10-30 ms a commit. The bodies go
+        entry's object: a lookup per entry, hundreds for one kind folder of a large memory (the small-change
+        benchmark of benchmarks/run.py measures it). The bodies go
         through files named by their ids, so two writers of one name write the same bytes.
         """
         folder = self.git_dir / TREES_DIR
@@ -285,8 +288,8 @@ class VaultRepo:
         through git's bulk check-in, which update-index batches into one pack; the setting holds for these
         commands only, since for the repository it also means "treat as binary in diffs". The paths go in
         chunks of ``feed.PACK_CHUNK``, a pack each: git checks each new blob against every one already in the
-        pack being written, which grows with the square of its size (100k blobs in one pack took 20 s, 10k
-        took 0.9 s). A few paths stay loose: a pack per hourly pass would pile up packs.
+        pack being written, which grows with the square of its size (figures in benchmarks/history.md). A few
+        paths stay loose: a pack per hourly pass would pile up packs.
         """
         if len(wanted) < PACK_PATHS_MIN or git_version()[:2] < PACK_GIT_MIN:
             self.git.text("update-index", "--add", "--remove", "-z", "--stdin", stdin=nul_list(wanted))

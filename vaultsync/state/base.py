@@ -118,7 +118,8 @@ class BaseStore:
 
         A first import writes the rows and their key index a page at a time, side by side, so each ends up
         spread over the whole file, and a scoped pass, which reads every key, then reads from all over a cold
-        disk: 76-96 ms instead of 22-29 ms at 50k facts. Rewriting costs about 0.2 s at 50k, once. It only
+        disk, several times slower than from a compacted file (benchmarks/history.md). Rewriting is paid once.
+        It only
         saves time, and ``VACUUM`` is all or nothing: one that fails (no room for its copy) leaves the base as
         it was, and the pass goes on.
         """
