@@ -193,3 +193,17 @@ def test_marks_follow_growth_and_notice_rewrites() -> None:
     assert read_marks(dump_marks({"n.md": first.mark})) == {"n.md": first.mark}
     assert read_marks(b"not json") == {} and read_marks(None) == {}
     assert read_marks(dump_marks({"n.md": Mark(5, "x")}).replace(b'"version": 1', b'"version": 9')) == {}
+
+
+def test_a_second_extraction_finishing_meanwhile_wins(env: Env, tmp_path: Path) -> None:
+    """The program runs without the lock; if another run recorded its progress meanwhile, this one writes
+    nothing, so the same text is never filed twice."""
+    configure(env, tmp_path, [proposal(env)])
+    state = env.cfg.state_dir / "extracted.json"
+    script = tmp_path / "propose.py"
+    script.write_text(SCRIPT + f"pathlib.Path({str(state)!r}).write_text('{{}}')\n")
+    items = env.items_path(SARAH).read_bytes()
+    result = extract(env.cfg, today=TODAY)
+    assert result.exit_code is ExitCode.SKIPPED_INPUT
+    assert "changed since it was read" in result.problems[0].message
+    assert env.items_path(SARAH).read_bytes() == items and state.read_text() == "{}"
