@@ -207,3 +207,13 @@ def test_a_second_extraction_finishing_meanwhile_wins(env: Env, tmp_path: Path) 
     assert result.exit_code is ExitCode.SKIPPED_INPUT
     assert "changed since it was read" in result.problems[0].message
     assert env.items_path(SARAH).read_bytes() == items and state.read_text() == "{}"
+
+
+def test_an_entity_reached_through_a_symbolic_link_is_refused(env: Env, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (env.life / "areas/people/elsewhere").symlink_to(outside, target_is_directory=True)
+    configure(env, tmp_path, [proposal(env, entity="areas/people/elsewhere", new_entity=True)])
+    result = extract(env.cfg, today=TODAY)
+    assert result.exit_code is ExitCode.SKIPPED_INPUT and "symbolic link" in result.rejected
+    assert list(outside.iterdir()) == []
