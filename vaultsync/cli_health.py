@@ -1,4 +1,4 @@
-"""The command line of the health commands (``janitor``; ``review``; ``extract``): parsing, printing and exit codes
+"""The command line of the health commands (``janitor``, ``review``, ``extract``): parsing, printing and exit codes
 over their ``app/`` use cases, kept apart from ``cli.py``; a plain ``vaultsync sync`` loads none of those use cases."""
 
 from __future__ import annotations
@@ -32,6 +32,10 @@ def add_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     review.add_argument("--dry-run", action="store_true", help="with --regenerate or --all: show the diff only")
     review.add_argument("--scheduled", action="store_true", help=SCHEDULED)
 
+    extract = sub.add_parser("extract", parents=[common], help="propose facts from new daily-note text (the inbox)")
+    extract.add_argument("--dry-run", action="store_true", help="show what would be proposed and write nothing")
+    extract.add_argument("--json", action="store_true", help="print one JSON document")
+
 
 def _day(text: str) -> date:
     try:
@@ -48,6 +52,8 @@ def health_command(cfg: Config, args: argparse.Namespace) -> int:
             return _janitor(cfg, args)
         if args.command == "review":
             return _review(cfg, args)
+        if args.command == "extract":
+            return _extract(cfg, args)
     except LockHeld:
         print("vaultsync: another pass is running (lock held); try again when it ends", file=sys.stderr)
         return ExitCode.LOCKED
@@ -106,4 +112,35 @@ def _review(cfg: Config, args: argparse.Namespace) -> int:
         print(f"review note: {result.note} (tick the fixes you want, then `vaultsync review --fix`)")
     elif not (result.applied or result.diffs or result.problems):
         print("nothing to review" if not (args.fix or args.regenerate or args.all) else "nothing to do")
+    return int(result.exit_code)
+
+
+def _extract(cfg: Config, args: argparse.Namespace) -> int:
+    from vaultsync.app.extract import extract
+
+    result = extract(cfg, dry_run=args.dry_run)
+    if args.json:
+        json.dump(result.to_json(), sys.stdout, indent=2, ensure_ascii=False)
+        print()
+        return int(result.exit_code)
+    if not result.configured:
+        print(f"vaultsync: no [extract] command in {cfg.source}; set one to run extract", file=sys.stderr)
+        return int(result.exit_code)
+    if result.rejected:
+        print(f"vaultsync: {result.rejected}", file=sys.stderr)
+    verb = "would propose" if args.dry_run else "proposed"
+    for p, fid in zip(result.proposals, result.ids, strict=False):
+        what = f"{p.entity} {fid}" + (" (new entity)" if p.new_entity else "")
+        print(f"{verb}: {what} [{p.category or '-'}] {p.fact} <- {p.source}")
+    if not result.notes:
+        print("no new daily-note text")
+    elif not (result.proposals or result.rejected or result.problems):
+        print(f"nothing proposed from {', '.join(result.notes)}")
+    for problem in result.problems:
+        print(f"{problem.severity}: {problem.line()}")
+    if result.sync is not None:
+        commits = " ".join(sha[:10] for sha in result.sync.commits)
+        print(f"sync: wrote {result.sync.files_written} file(s)" + (f", commit(s): {commits}" if commits else ""))
+        if result.sync.stopped:
+            print(f"sync stopped: {result.sync.stopped}")
     return int(result.exit_code)

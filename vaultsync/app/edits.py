@@ -15,6 +15,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from vaultsync.app.memory import new_record
 from vaultsync.app.sync import PassOptions, sync
 from vaultsync.config import Config
 from vaultsync.fs import FileChanged, atomic_write, read_or_none, run_lock
@@ -39,6 +40,7 @@ class MemoryWrite:
 
     written: list[str] = field(default_factory=list)
     sync: Report | None = None
+    added: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (entity, record) of each new fact
 
 
 FactFields = Mapping[str, Mapping[str, Any]]  # fact id -> the fields to set
@@ -48,14 +50,27 @@ def edit_facts(
     cfg: Config, edits: Mapping[str, FactFields], subject: str, today: date | None = None, dry_run: bool = False
 ) -> MemoryWrite:
     """Set fields of facts, by entity (folder under life/) and fact id, in one locked write, then a pass."""
-    return _write(cfg, lambda: _fact_edits(cfg, edits), subject, today, dry_run)
+    return _write(cfg, lambda _: _fact_edits(cfg, edits), subject, today, dry_run)
+
+
+NewFact = tuple[str, Mapping[str, Any], date | None]  # the text, its other fields, the day it was said
 
 
 def add_facts(
-    cfg: Config, facts: Mapping[str, Sequence[Mapping[str, Any]]], subject: str, today: date | None = None
+    cfg: Config,
+    facts: Mapping[str, Sequence[NewFact]],
+    subject: str,
+    today: date | None = None,
+    dry_run: bool = False,
+    record: tuple[Path, bytes | None, bytes] | None = None,
 ) -> MemoryWrite:
-    """Append facts to entities (folder under life/ -> records); an entity folder that does not exist is made."""
-    return _write(cfg, lambda: _additions(cfg, facts), subject, today, False)
+    """Append new facts to entities (folder under life/ -> facts); an entity folder that does not exist is made.
+
+    Ids are minted under the lock, as ``remember`` mints them (the entity's own pattern, past every id it ever
+    held), so a write racing this one cannot take the same id. ``record`` is a state file written with the facts
+    (the extraction's progress): (path, what it held when read, what it gets); if it no longer holds what was
+    read, nothing is written, so two extractions never both hand in the same text."""
+    return _write(cfg, lambda result: _additions(cfg, facts, result), subject, today, dry_run, record)
 
 
 def write_summary(
@@ -63,16 +78,25 @@ def write_summary(
 ) -> MemoryWrite:
     """Replace an entity's summary.md, if it still holds ``expected`` (None: if it does not exist)."""
     path = _entity(cfg, rel) / "summary.md"
-    return _write(cfg, lambda: [(path, expected, text.encode("utf-8"))], subject, today, False)
+    return _write(cfg, lambda _: [(path, expected, text.encode("utf-8"))], subject, today, False)
 
 
 Planned = list[tuple[Path, bytes | None, bytes]]  # (file, what it held when read, what it gets)
 
 
-def _write(cfg: Config, plan: Any, subject: str, today: date | None, dry_run: bool) -> MemoryWrite:
+def _write(
+    cfg: Config,
+    plan: Any,
+    subject: str,
+    today: date | None,
+    dry_run: bool,
+    record: tuple[Path, bytes | None, bytes] | None = None,
+) -> MemoryWrite:
     result = MemoryWrite()
     with run_lock(StateFiles(cfg.state_dir).lock):
-        planned: Planned = plan()
+        if record is not None and read_or_none(record[0]) != record[1]:
+            raise MemoryEditError(f"{record[0]}: changed since it was read (another run?); nothing written, run again")
+        planned: Planned = plan(result)
         if dry_run:
             result.written = [str(p) for p, old, new in planned if old != new]
             return result
@@ -85,6 +109,9 @@ def _write(cfg: Config, plan: Any, subject: str, today: date | None, dry_run: bo
             except FileChanged:
                 raise MemoryEditError(f"{path}: changed while it was being edited; run again") from None
             result.written.append(str(path))
+        if record is not None:  # after the facts: a run killed in between hands the same text in again
+            record[0].parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(record[0], record[2], record[1])
     if result.written:
         result.sync = sync(cfg, PassOptions(today=today, commit_subject=subject), kind="edit")
     return result
@@ -122,13 +149,15 @@ def _fact_edits(cfg: Config, edits: Mapping[str, FactFields]) -> Planned:
     return planned
 
 
-def _additions(cfg: Config, facts: Mapping[str, Sequence[Mapping[str, Any]]]) -> Planned:
+def _additions(cfg: Config, facts: Mapping[str, Sequence[NewFact]], result: MemoryWrite) -> Planned:
     planned: Planned = []
-    for rel, records in facts.items():
+    for rel, new in facts.items():
         path = _entity(cfg, rel) / "items.json"
-        if not path.exists():
-            planned.append((path, None, new_items_file(records)))
-            continue
-        raw, doc = _read(path)
-        planned.append((path, raw, apply_edits(doc, [AppendEntry(dict(r)) for r in records])))
+        raw, doc = _read(path) if path.exists() else (None, None)
+        made: list[dict[str, Any]] = []
+        for text, fields, day in new:
+            made.append(new_record(cfg, rel, doc, text, fields, day, made))
+        result.added += [(rel, r) for r in made]
+        data = apply_edits(doc, [AppendEntry(r) for r in made]) if doc is not None else new_items_file(made)
+        planned.append((path, raw, data))
     return planned

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from datetime import date
@@ -62,7 +62,7 @@ from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
 from vaultsync.vault.layout import VaultLayout, slug_of
 
-__all__ = ["WAIT", "Stale", "Stopped", "Written", "forget", "patch", "remember", "supersede"]
+__all__ = ["WAIT", "Stale", "Stopped", "Written", "forget", "new_record", "patch", "remember", "supersede"]
 
 WAIT = 120.0  # seconds a write waits for the lock before giving up (a first import of a large memory holds it long)
 _TRIES = 20  # an agent rewriting items.json this many times while one write is planned: give up, say so
@@ -118,7 +118,7 @@ def remember(
     def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, str]:
         if raw is None and not is_entity(cfg, rel) and not create:
             raise NotFound(f"no entity {rel}; pass create to make it")
-        record = _new_record(cfg, rel, doc, text, extra, today)
+        record = new_record(cfg, rel, doc, text, extra, today)
         made["id"] = record["id"]
         return _apply(doc, [AppendEntry(record)], record), record["id"]
 
@@ -160,7 +160,7 @@ def supersede(
                 raise NotFound(f"no fact {by!r} in {rel} to supersede {fact_id!r} with")
             successor["id"] = by
         else:
-            new = _new_record(cfg, rel, doc, str(text), extra, today)
+            new = new_record(cfg, rel, doc, str(text), extra, today)
             successor["id"] = new["id"]
             edits.append(AppendEntry(new))
         key = _superseded_key(doc)
@@ -292,10 +292,18 @@ def _current(cfg: Config, rel: str, fact_id: str) -> FactView | None:
 
 
 # -- new facts and their fields ------------------------------------------------------------------------------
-def _new_record(
-    cfg: Config, rel: str, doc: ItemsDoc | None, text: str, extra: Mapping[str, Any], today: date | None
+def new_record(
+    cfg: Config,
+    rel: str,
+    doc: ItemsDoc | None,
+    text: str,
+    extra: Mapping[str, Any],
+    today: date | None,
+    pending: Sequence[Record] = (),
 ) -> Record:
-    held = [r for _, r in records(doc)]
+    """A new fact for ``rel`` in its file's own shape, its id minted past every id the entity holds or held;
+    ``pending``: records of the same write not in ``doc`` yet, so several new facts get distinct ids."""
+    held = [r for _, r in records(doc)] + list(pending)
     ids = [r["id"] for r in held if isinstance(r.get("id"), str)]
     fact_id = next_fact_id(slug_of(rel), ids, [*ids, *_ever(cfg, rel)])
     stamp_key = "date" if any("date" in r for r in held) and not any("timestamp" in r for r in held) else "timestamp"

@@ -21,6 +21,7 @@ from vaultsync.app.edits import MemoryEditError, edit_facts, write_summary
 from vaultsync.config import Config
 from vaultsync.core.review import EntityFacts, Finding, review_entity
 from vaultsync.core.review_note import ReviewNoteError, generated_section, mark_applied, review_note, ticked, week_of
+from vaultsync.core.timeline import TIMELINE, timeline
 from vaultsync.fs import FileChanged, atomic_write, read_or_none, run_lock
 from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import Author, GitFailed, NotARepository
@@ -74,7 +75,7 @@ def review(cfg: Config, today: date | None = None, write_note: bool = True) -> R
         result.findings += found
     result.note = f"{cfg.review.folder}/{week_of(today)}.md"
     if write_note:
-        _write_note(cfg, result)
+        _write_notes(cfg, result, entities)
     return result
 
 
@@ -91,7 +92,8 @@ def _mtime_day(path: Path) -> date | None:
         return None
 
 
-def _write_note(cfg: Config, result: ReviewResult) -> None:
+def _write_notes(cfg: Config, result: ReviewResult, entities: dict[str, MemEntity]) -> None:
+    """The review note and Timeline.md, written under the lock and committed as the agent in one commit."""
     layout = VaultLayout(cfg.layout)
 
     def link(rel: str, fid: str) -> str:
@@ -100,24 +102,50 @@ def _write_note(cfg: Config, result: ReviewResult) -> None:
     def entity_link(rel: str) -> str:
         return f"[[{layout.entity_note(rel).removesuffix('.md')}|{slug_of(rel)}]]"
 
-    path = cfg.vault / result.note
-    text = review_note(result.note.rsplit("/", 1)[-1].removesuffix(".md"), result.findings, link, entity_link)
+    title = result.note.rsplit("/", 1)[-1].removesuffix(".md")
+    note = review_note(title, result.findings, link, entity_link)
+    facts = ((rel, f) for rel in sorted(entities) for _, f in entities[rel].facts if isinstance(f, dict))
+    written = []
     with run_lock(StateFiles(cfg.state_dir).lock):
-        old = read_or_none(path)
-        if old is not None:
-            try:
-                waiting = ticked(old.decode("utf-8", "replace"))
-            except ReviewNoteError:
-                waiting = [None]
-            if waiting:
-                message = "holds ticked fixes not applied yet; run `vaultsync review --fix` first; note left as it is"
-                result.problems.append(Problem(str(path), message, Severity.WARNING))
-                return
-        if old == text.encode():
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, text.encode(), old)
-    _commit(cfg, [result.note], f"review: {result.note} ({len(result.findings)} finding(s))", result)
+        if _write_review_note(cfg, result, note):
+            written.append(result.note)
+        # An unreadable items.json would drop its facts from the timeline: keep the last one until it is fixed.
+        whole = not any(e.broken for e in entities.values())
+        if whole and _replace(cfg.vault / TIMELINE, timeline(facts, link, entity_link).encode(), result):
+            written.append(TIMELINE)
+    if written:
+        what = [f"{result.note} ({len(result.findings)} finding(s))"] if result.note in written else []
+        what += ["Timeline.md regenerated"] if TIMELINE in written else []
+        _commit(cfg, written, f"review: {', '.join(what)}", result)
+
+
+def _write_review_note(cfg: Config, result: ReviewResult, text: str) -> bool:
+    path = cfg.vault / result.note
+    old = read_or_none(path)
+    if old is not None:
+        try:
+            waiting = ticked(old.decode("utf-8", "replace"))
+        except ReviewNoteError:
+            waiting = [None]
+        if waiting:
+            message = "holds ticked fixes not applied yet; run `vaultsync review --fix` first; note left as it is"
+            result.problems.append(Problem(str(path), message, Severity.WARNING))
+            return False
+    return _replace(path, text.encode(), result)
+
+
+def _replace(path: Path, data: bytes, result: ReviewResult) -> bool:
+    """Write ``data`` unless the file already holds it (so an unchanged review writes nothing); False if not."""
+    old = read_or_none(path)
+    if old == data:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        atomic_write(path, data, old)
+    except FileChanged:
+        result.problems.append(Problem(str(path), "changed while being written; left as it is", Severity.WARNING))
+        return False
+    return True
 
 
 def _commit(cfg: Config, paths: list[str], subject: str, result: ReviewResult) -> None:

@@ -63,6 +63,11 @@ class StateFiles:
         """A merge from the remote whose work-tree update has not finished (``state/remote.py``)."""
         return self.root / "merging.json"
 
+    @property
+    def extracted(self) -> Path:
+        """Where ``vaultsync extract`` stopped in each daily note (``state/extracted.py``)."""
+        return self.root / "extracted.json"
+
     def trash(self, stamp: str) -> Path:
         """Where a pass puts what it deletes or sets aside on the memory side, per run."""
         return self.root / "trash" / stamp
