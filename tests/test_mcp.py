@@ -61,7 +61,9 @@ async def session(env: Env) -> None:
         assert "required" not in tools["history"].input_schema or not tools["history"].input_schema["required"]
         found = payload(await client.call_tool("recall", {"query": "likes coffee", "kind": ["fact"]}))
         assert found["query"] == "likes coffee" and found["hits"][0]["id"] == replaced["fact"]["id"]
-        current = payload(await client.call_tool("recall", {"query": "likes tea", "status": "active", "kind": ["fact"]}))
+        current = payload(
+            await client.call_tool("recall", {"query": "likes tea", "status": "active", "kind": ["fact"]})
+        )
         assert all(hit["id"] != new_id for hit in current["hits"])
         every = payload(await client.call_tool("recall", {"query": "likes tea", "kind": ["fact"]}))
         old = [hit for hit in every["hits"] if hit["id"] == new_id]

@@ -7,6 +7,7 @@ after a commit says what changed in words a person reads (``status: active -> su
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,7 +70,7 @@ def _pathspecs(cfg: Config, target: str) -> tuple[list[str], bool]:
         name = rest.removesuffix("/items.json").removesuffix("/summary.md")
         if name.endswith(".md"):
             return [layout.file_note(f"life/{name}") or name], True
-    if name.endswith(".md") or (cfg.vault / name).is_file():
+    if name.endswith(".md") or os.path.isfile(cfg.vault / name):  # False, not an error, for a name too long
         return [name], True
     parts = name.split("/")
     if layout.para_of_path(name) or parts[0] in PARA_KEYS:

@@ -191,8 +191,12 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         q: Words = None,
         query: Words = None,
         limit: Annotated[int, Query(ge=1, le=1_000, description="at most this many hits")] = 10,
-        kind: Annotated[str | None, Query(max_length=200, description="comma-separated: fact,summary,memory,daily")] = None,
-        entity: Annotated[str | None, Query(max_length=1_000, description="only this entity and those below it")] = None,
+        kind: Annotated[
+            str | None, Query(max_length=200, description="comma-separated: fact,summary,memory,daily")
+        ] = None,
+        entity: Annotated[
+            str | None, Query(max_length=1_000, description="only this entity and those below it")
+        ] = None,
         status: Annotated[Literal["active", "all"], Query(description="active: leave out superseded facts")] = "all",
         since: Day = None,
         until: Day = None,

@@ -27,8 +27,9 @@ from vaultsync.config import Config
 INSTRUCTIONS = (
     "Long-term memory kept as facts about entities (people, companies, projects) in files that a person also "
     "edits in Obsidian. Entities are named by their folder, e.g. areas/people/sarah-chen. Use get_entity before "
-    "changing facts, and recall to find what is known when the entity is not; use remember for a new fact, supersede when a fact is no longer true (it stays as history), "
-    "forget only for a fact that should never have been kept."
+    "changing facts, and recall to find what is known when the entity is not; use remember for a new fact, "
+    "supersede when a fact is no longer true (it stays as history), forget only for a fact that should never "
+    "have been kept, and history to see who changed a fact and when."
 )
 EXPECTED = (Invalid, NotFound, Ambiguous, Unreadable, memory.Stale, memory.Stopped, LockHeld, UsageError, HistoryError)
 Entity = Annotated[str, Field(description="the entity's folder under life/, e.g. areas/people/sarah-chen")]
