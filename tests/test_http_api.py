@@ -4,6 +4,8 @@ every route, the error codes, what path-like parameters can reach, CORS, the Hos
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -27,6 +29,8 @@ ROUTES = [
     ("POST", "/facts/sarah-chen-001/supersede", {"fact": "x"}),
     ("DELETE", "/facts/sarah-chen-001", None),
     ("PATCH", "/facts/sarah-chen-001", {"category": "x"}),
+    ("GET", "/recall?q=sarah", None),
+    ("GET", "/history", None),
 ]
 
 
@@ -80,7 +84,7 @@ def test_fact_etag_and_if_match(client: TestClient, env: Env) -> None:
     note = env.vault / f"{SARAH_DIR}/facts/sarah-chen-001.md"
     note.write_text(note.read_text().replace("category: context", "category: career"))
     before = env.items_path(SARAH).read_bytes()
-    for method, path, body in ROUTES[7:]:
+    for method, path, body in ROUTES[7:10]:  # the writes that take If-Match
         r = client.request(method, path, json=body, headers={**AUTH, "If-Match": tag})
         assert r.status_code == 412, (method, path)
     assert env.items_path(SARAH).read_bytes() == before
@@ -205,6 +209,89 @@ def test_host_cors_and_body_cap(client: TestClient) -> None:
 def test_openapi_document(client: TestClient) -> None:
     doc = client.get("/openapi.json").json()
     assert {"/health", "/status", "/sync", "/events", "/entities", "/facts", "/facts/{fact_id}"} <= set(doc["paths"])
+    recall = {p["name"] for p in doc["paths"]["/recall"]["get"]["parameters"]}
+    assert recall == {"q", "query", "limit", "kind", "entity", "status", "since", "until", "recency"}
+    assert {p["name"] for p in doc["paths"]["/history"]["get"]["parameters"]} == {"target", "since", "limit"}
+
+
+def _cli_json(env: Env, *args: str) -> object:
+    done = subprocess.run(
+        [sys.executable, "-m", "vaultsync.cli", *args, "--json", "--config", str(env.config_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def test_recall_answers_what_the_cli_prints(client: TestClient, env: Env) -> None:
+    r = client.post("/facts", json={"entity": SARAH, "fact": "Sarah Chen keeps bonsai trees"}, headers=AUTH)
+    assert r.status_code == 201, r.text
+    new_id = r.json()["fact"]["id"]
+    r = client.get("/recall", params={"q": "bonsai trees", "kind": "fact", "status": "active"}, headers=AUTH)
+    assert r.status_code == 200, r.text
+    hits = r.json()["hits"]
+    assert hits[0]["id"] == new_id and hits[0]["entity"] == SARAH and "bonsai" in hits[0]["text"]
+    assert hits[0]["vault_path"] == f"{SARAH_DIR}/facts/{new_id}.md"
+    same = client.get("/recall", params={"query": "bonsai trees", "kind": "fact", "status": "active"}, headers=AUTH)
+    assert same.json() == r.json()
+    cli = _cli_json(env, "recall", "bonsai trees", "--kind", "fact", "--status", "active")
+    assert cli == r.json()
+    limited = client.get("/recall", params={"q": "sarah", "limit": 2, "entity": "sarah-chen"}, headers=AUTH).json()
+    assert len(limited["hits"]) == 2 and all(h["entity"] == SARAH for h in limited["hits"])
+    assert limited == _cli_json(env, "recall", "sarah", "--limit", "2", "--entity", "sarah-chen")
+    none = client.get("/recall", params={"q": "bonsai", "until": "2000-01-01"}, headers=AUTH)
+    assert none.status_code == 200 and none.json()["hits"] == []
+    odd = client.get("/recall", params={"q": 'a\x00b "OR" * NEAR('}, headers=AUTH)
+    assert odd.status_code == 200 and all(
+        hit["kind"] in ("fact", "summary", "memory", "daily") for hit in odd.json()["hits"]
+    )
+
+
+def test_history_answers_what_the_cli_prints(client: TestClient, env: Env) -> None:
+    r = client.post("/facts/sarah-chen-003/supersede", json={"by": "sarah-chen-004"}, headers=AUTH)
+    assert r.status_code == 200, r.text
+    one = client.get("/history", params={"target": "sarah-chen-003"}, headers=AUTH)
+    assert one.status_code == 200, one.text
+    latest = one.json()["changes"][0]
+    assert latest["side"] == "agent" and latest["what"] == "status: active -> superseded (by sarah-chen-004)"
+    assert latest["paths"] == [f"{SARAH_DIR}/facts/sarah-chen-003.md"] and latest["commit"] == r.json()["commits"][-1]
+    assert one.json() == _cli_json(env, "log", "sarah-chen-003")
+    everything = client.get("/history", params={"limit": 1}, headers=AUTH).json()
+    assert len(everything["changes"]) == 1 and everything["changes"][0]["commit"] == latest["commit"]
+    assert everything == _cli_json(env, "log", "--limit", "1")
+    entity = client.get("/history", params={"target": SARAH, "since": "2000-01-01"}, headers=AUTH).json()
+    assert latest in entity["changes"]
+
+
+@pytest.mark.parametrize(
+    ("path", "field"),
+    [
+        ("/recall", "q"),
+        ("/recall?q=", "q"),
+        ("/recall?q=sarah&limit=0", "limit"),
+        ("/recall?q=sarah&limit=many", "limit"),
+        ("/recall?q=sarah&kind=facts", "kind"),
+        ("/recall?q=sarah&status=old", "status"),
+        ("/recall?q=sarah&since=2026-13-40", "since"),
+        ("/recall?q=nothing-matches-this&until=soon", "until"),
+        ("/recall?q=sarah&entity=nobody-at-all", "entity"),
+        ("/recall?q=sarah&recency=maybe", "recency"),
+        ("/history?target=../../etc", "target"),
+        ("/history?target=a%00b", "target"),
+        ("/history?target=:(glob)**", "target"),
+        ("/history?since=yesterday%0A", "since"),
+        ("/history?limit=0", "limit"),
+    ],
+)
+def test_bad_recall_and_history_parameters_are_422_naming_the_field(
+    client: TestClient, env: Env, path: str, field: str
+) -> None:
+    head = env.head()
+    r = client.get(path, headers=AUTH)
+    assert r.status_code == 422, r.text
+    assert any(field in [str(x) for x in e["loc"]] for e in r.json()["detail"]), r.json()
+    assert env.head() == head
 
 
 def test_token_file_from_init(tmp_path: Path) -> None:

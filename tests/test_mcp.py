@@ -13,7 +13,7 @@ from helpers_twoway import SARAH, SARAH_DIR, Env
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-TOOLS = {"remember", "supersede", "forget", "get_entity", "sync", "status"}
+TOOLS = {"remember", "recall", "supersede", "forget", "get_entity", "history", "sync", "status"}
 
 
 def payload(result: Any) -> dict[str, Any]:
@@ -54,6 +54,32 @@ async def session(env: Env) -> None:
         assert report["exit_code"] == 0
         status = payload(await client.call_tool("status", {}))
         assert status["last_run"]["kind"] == "mcp"
+
+        assert tools["recall"].input_schema["required"] == ["query"]
+        recall_args = set(tools["recall"].input_schema["properties"])
+        assert recall_args == {"query", "limit", "kind", "entity", "status", "since", "until", "recency"}
+        assert "required" not in tools["history"].input_schema or not tools["history"].input_schema["required"]
+        found = payload(await client.call_tool("recall", {"query": "likes coffee", "kind": ["fact"]}))
+        assert found["query"] == "likes coffee" and found["hits"][0]["id"] == replaced["fact"]["id"]
+        current = payload(
+            await client.call_tool("recall", {"query": "likes tea", "status": "active", "kind": ["fact"]})
+        )
+        assert all(hit["id"] != new_id for hit in current["hits"])
+        every = payload(await client.call_tool("recall", {"query": "likes tea", "kind": ["fact"]}))
+        old = [hit for hit in every["hits"] if hit["id"] == new_id]
+        assert old and old[0]["status"] == "superseded" and old[0]["superseded_by"] == replaced["fact"]["id"]
+        told = payload(await client.call_tool("history", {"target": new_id}))
+        assert [c["what"] for c in told["changes"]][:2] == [
+            f"status: active -> superseded (by {replaced['fact']['id']})",
+            "created",
+        ]
+        assert all(c["side"] == "agent" for c in told["changes"])
+        latest = payload(await client.call_tool("history", {"limit": 1}))
+        assert len(latest["changes"]) == 1
+        bad_day = await client.call_tool("recall", {"query": "tea", "since": "last week"})
+        assert bad_day.is_error and "since" in bad_day.content[0].text
+        bad_target = await client.call_tool("history", {"target": "../../etc"})
+        assert bad_target.is_error and "target" in bad_target.content[0].text
 
         wrong = await client.call_tool("forget", {"id": "no-such-fact"})
         assert wrong.is_error and "no fact" in wrong.content[0].text

@@ -12,12 +12,12 @@ from vaultsync.model import ExitCode
 
 
 def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
-    from vaultsync.app.recall import KINDS, RecallOptions, UsageError, recall
+    from vaultsync.app.recall import RecallOptions, UsageError, parse_kinds, recall
 
-    kinds = tuple(k.strip() for k in (args.kind or "").split(",") if k.strip())
-    unknown = sorted(set(kinds) - set(KINDS))
-    if unknown:
-        print(f"vaultsync: --kind {','.join(unknown)}: expected some of {','.join(KINDS)}", file=sys.stderr)
+    try:
+        kinds = parse_kinds(args.kind)
+    except UsageError as exc:
+        print(f"vaultsync: --kind {exc}", file=sys.stderr)
         return ExitCode.USAGE
     options = RecallOptions(
         limit=args.limit,
@@ -60,12 +60,15 @@ def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
 
 
 def log_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
-    from vaultsync.app.history import HistoryError, history
+    from vaultsync.app.history import HistoryError, Invalid, history
 
     try:
         result = history(cfg, args.target, since=args.since, limit=max(1, args.limit))
     except HistoryError as exc:
         print(f"vaultsync: cannot read the vault's history: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    except Invalid as exc:
+        print(f"vaultsync: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     if args.json:
         json.dump(result.to_json(), sys.stdout, ensure_ascii=False, indent=2)

@@ -7,9 +7,11 @@ after a commit says what changed in words a person reads (``status: active -> su
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from vaultsync.app.facts import Invalid
 from vaultsync.config import Config
 from vaultsync.git.history import Commit, FileChange, HistoryError, blobs, log
 from vaultsync.model import PARA_KEYS
@@ -17,7 +19,7 @@ from vaultsync.textio import NotText, decode
 from vaultsync.vault.layout import FACTS_DIR, VaultLayout
 from vaultsync.yamlcore import YamlError, parse_properties, split_note
 
-__all__ = ["Change", "History", "HistoryError", "history"]
+__all__ = ["Change", "History", "HistoryError", "Invalid", "history"]
 
 DERIVED = frozenset({"entity", "mentions", "related", "facts_active", "facts_superseded", "updated", "kind", "tags"})
 SHORT = 40  # a property value longer than this is said to be "edited" rather than quoted
@@ -68,7 +70,7 @@ def _pathspecs(cfg: Config, target: str) -> tuple[list[str], bool]:
         name = rest.removesuffix("/items.json").removesuffix("/summary.md")
         if name.endswith(".md"):
             return [layout.file_note(f"life/{name}") or name], True
-    if name.endswith(".md") or (cfg.vault / name).is_file():
+    if name.endswith(".md") or os.path.isfile(cfg.vault / name):  # False, not an error, for a name too long
         return [name], True
     parts = name.split("/")
     if layout.para_of_path(name) or parts[0] in PARA_KEYS:
@@ -86,6 +88,8 @@ def _pathspecs(cfg: Config, target: str) -> tuple[list[str], bool]:
 def history(cfg: Config, target: str | None = None, since: str | None = None, limit: int = 50) -> History:
     """The changes to ``target`` (an entity, a fact id, or a vault or memory path), newest first; without one,
     the latest commits across the memory, like a changelog. Raises ``HistoryError`` when git cannot read it."""
+    _check(target, "target")
+    _check(since, "since")
     result = History(target)
     if not target:
         roots = [*cfg.layout.para_folders().values(), cfg.layout.daily]
@@ -104,6 +108,18 @@ def history(cfg: Config, target: str | None = None, since: str | None = None, li
             if len(result.changes) >= limit:
                 return result
     return result
+
+
+def _check(value: str | None, field: str) -> None:
+    """Refuse what cannot be a target or a date before git sees it: a control character (a NUL cannot even be
+    passed to a program), a path climbing out of the vault with ``..``, or a leading ``:``, which git would
+    read as pathspec magic rather than a name. Raises ``Invalid`` naming the option."""
+    if value is None:
+        return
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise Invalid(field, "control characters are not allowed")
+    if field == "target" and (value.strip().startswith(":") or ".." in value.replace("\\", "/").split("/")):
+        raise Invalid(field, "expected an entity, a fact id or a path inside the vault or the memory")
 
 
 def _change(cfg: Config, commit: Commit, what: str, paths: list[str]) -> Change:

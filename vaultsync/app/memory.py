@@ -245,7 +245,8 @@ def _write(cfg: Config, rel: str, plan: Plan, kind: str, wait: float, create: bo
                 continue  # the agent wrote the file meanwhile: plan again on what it wrote
         else:
             raise FileChanged(f"{path}: rewritten by another program {_TRIES} times while a write was planned")
-        report = run_pass(cfg, PassOptions(), lock_held=True)
+        # The one file written is named, so the pass stats it instead of walking the whole memory tree.
+        report = run_pass(cfg, PassOptions(changed_memory=frozenset({f"life/{rel}/{ITEMS}"})), lock_held=True)
     runs.record(cfg.state_dir, runs.Run(runs.now_stamp(), kind, int(report.exit_code), runs.summarize(report)))
     return report
 

@@ -1,6 +1,6 @@
 """Recall: full-text search over the whole memory, current knowledge first.
 
-Every face (the command line now, HTTP and MCP later) calls ``recall``; a pass calls ``refresh_after_pass``.
+Every face (the command line, the HTTP API, the MCP tools) calls ``recall``; a pass calls ``refresh_after_pass``.
 The index (``vaultsync.state.recall``) is a cache of the memory tree: before each query it is brought up to date
 by re-reading only the files whose stat changed, and a missing, old or unreadable one is built again.
 """
@@ -35,7 +35,12 @@ RECENCY_TIE = 0.01
 
 
 class UsageError(ValueError):
-    """An option recall cannot use (a date that is not one, an entity the memory does not hold)."""
+    """An option recall cannot use (a date that is not one, an entity the memory does not hold); ``field``
+    names the option, so a face can point at it (the HTTP API's 422, the CLI's message)."""
+
+    def __init__(self, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.field = field
 
 
 @dataclass(frozen=True)
@@ -214,13 +219,18 @@ def search(index: RecallIndex, query: str, options: RecallOptions) -> RecallResu
     result = RecallResult(query)
     limit = max(0, options.limit)
     query_terms = terms(query)
+    # The options are checked first, so a mistake in one is said even when the words match nothing.
+    filters = Filters(
+        options.kinds,
+        _entities(index, options.entity),
+        options.active_only,
+        _day(options.since, "since"),
+        _day(options.until, "until"),
+    )
     plan = plan_terms(index, query_terms)
     planned = plan.terms
     if not planned or not limit:
         return result
-    filters = Filters(
-        options.kinds, _entities(index, options.entity), options.active_only, _day(options.since), _day(options.until)
-    )
     want = max(CANDIDATES, limit)
     # First the pieces holding every word, common ones included: finding them is an intersection in the index,
     # cheap even for words in half the memory, and they are what bm25 over all the words puts first. Only when
@@ -244,13 +254,22 @@ def search(index: RecallIndex, query: str, options: RecallOptions) -> RecallResu
     return result
 
 
-def _day(value: str | None) -> str | None:
+def parse_kinds(text: str | None) -> tuple[str, ...]:
+    """The kinds a comma-separated option names (``fact,daily``), as the CLI and the HTTP API take them."""
+    kinds = tuple(k.strip() for k in (text or "").split(",") if k.strip())
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown:
+        raise UsageError(f"{','.join(unknown)}: expected some of {','.join(KINDS)}", "kind")
+    return kinds
+
+
+def _day(value: str | None, field: str) -> str | None:
     if value is None:
         return None
     try:
         return date.fromisoformat(value.strip()).isoformat()
     except ValueError:
-        raise UsageError(f"{value!r} is not a date; use YYYY-MM-DD") from None
+        raise UsageError(f"{value!r} is not a date; use YYYY-MM-DD", field) from None
 
 
 def _entities(index: RecallIndex, wanted: str | None) -> tuple[str, ...]:
@@ -264,7 +283,7 @@ def _entities(index: RecallIndex, wanted: str | None) -> tuple[str, ...]:
         found = tuple(e for e in known if e.split("/")[-size:] == tail[-size:])
         if found:
             return found
-    raise UsageError(f"no entity {wanted!r} in the memory")
+    raise UsageError(f"no entity {wanted!r} in the memory", "entity")
 
 
 def _order(candidate: Candidate) -> tuple[bool, int, int]:

@@ -5,7 +5,7 @@ lets the next pass with nothing to do stop early (``snapshot.py``)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 from vaultsync.config import Config
@@ -42,7 +42,7 @@ from vaultsync.model import Change, Problem, Report
 from vaultsync.state.base import BaseStore, BaseUnreadable
 from vaultsync.state.files import StateFiles
 from vaultsync.state.snapshot import Seen
-from vaultsync.state.walk import MemoryWalk
+from vaultsync.state.walk import MemoryWalk, walk_memory
 from vaultsync.vault.layout import VaultLayout
 from vaultsync.vault.scan import VaultScan, scan_vault, scan_vault_scope
 
@@ -74,6 +74,10 @@ def run_full(cfg: Config, options: PassOptions, report: Report, walk: MemoryWalk
                 scoped = Report(dry_run=report.dry_run, scoped=True)
                 if narrowed is not None and _run(setting, scoped, narrowed) is not None:
                     return scoped
+        if walk.named is not None:
+            # The full pass reads every memory file, so the snapshot it records is what a walk of every file
+            # finds, taken now, before its scan; the named walk vouched only for a scoped pass.
+            setting = replace(setting, walk=walk_memory(cfg.workspace, cfg.life))
         from vaultsync.engine.batched import run_batched
 
         result = _import(setting, report) or run_batched(setting, report) or _run(setting, report, None)

@@ -21,7 +21,7 @@ from vaultsync.model import Problem
 from vaultsync.state import snapshot
 from vaultsync.state.files import StateFiles
 from vaultsync.state.snapshot import Seen
-from vaultsync.state.walk import MemoryWalk, aged_stat
+from vaultsync.state.walk import MemoryWalk, aged_stat, walk_named
 from vaultsync.vault.layout import CONFLICT_MARK, VaultLayout
 
 SUSPECTS_MAX = 2000  # more notes than this to hash on every quick check: better one more full pass
@@ -58,6 +58,13 @@ class QuickCheck:
             self.status.kill()
             self.status.communicate()
             self.status = None
+
+    def named_walk(self, keys: frozenset[str]) -> MemoryWalk | None:
+        """A walk of the memory files ``keys`` only, the snapshot's entries standing for the rest; None when
+        there is no usable snapshot to take them from, or a key is no file a walk lists (``walk_named``)."""
+        if self.saved is None or self.status is None:
+            return None
+        return walk_named(self.cfg.workspace, self.cfg.life, keys, self.saved["memory"])
 
     def changes(self, walk: MemoryWalk) -> Seen | None:
         """What changed since the last settled pass; None when that cannot be known (a full pass must run)."""

@@ -54,7 +54,9 @@ def run_pass(
 
 def _locked(cfg: Config, options: PassOptions, report: Report) -> Report:
     check = None if options.dry_run else QuickCheck(cfg)
-    walk = walk_memory(cfg.workspace, cfg.life)
+    walk = check.named_walk(options.changed_memory) if check and options.changed_memory is not None else None
+    if walk is None:
+        walk = walk_memory(cfg.workspace, cfg.life)
     seen = check.changes(walk) if check else None
     if seen is not None and seen.nothing:
         report.open_conflicts = seen.conflicts

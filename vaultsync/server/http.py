@@ -18,7 +18,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import Body, Depends, FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -30,6 +30,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from vaultsync import __version__
 from vaultsync.app import entities, memory
 from vaultsync.app.facts import Ambiguous, Invalid, NotFound, Unreadable
+from vaultsync.app.history import HistoryError, history
+from vaultsync.app.recall import RecallOptions, UsageError, parse_kinds, recall
 from vaultsync.app.sync import LockHeld, PassOptions, overview, sync
 from vaultsync.config import Config
 from vaultsync.server.events import Events
@@ -48,6 +50,8 @@ EntityQuery = Annotated[
 ]
 FactId = Annotated[str, Path(max_length=200, description="the fact's id, e.g. sarah-chen-004")]
 IfMatch = Annotated[str | None, Header(max_length=1_000, description="the ETag read with the fact; 412 if it changed")]
+Words = Annotated[str | None, Query(min_length=1, max_length=2_000, description="plain words; no search syntax")]
+Day = Annotated[str | None, Query(max_length=100, description="a date, YYYY-MM-DD")]
 
 
 class FactFields(BaseModel):
@@ -84,6 +88,8 @@ ERRORS: dict[type[Exception], tuple[int, Callable[[Exception], Any]]] = {
     Ambiguous: (409, lambda e: {"msg": str(e), "entities": e.entities}),  # type: ignore[attr-defined]
     memory.Stale: (412, str),
     Unreadable: (409, str),
+    UsageError: (422, lambda e: [{"loc": ["query", e.field], "msg": str(e), "type": "value_error"}]),  # type: ignore[attr-defined]
+    HistoryError: (409, lambda e: f"cannot read the vault's history: {e}"),
     LockHeld: (503, lambda e: "a pass held the lock too long; try again"),
     memory.Stopped: (503, str),
 }
@@ -179,6 +185,39 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
     ) -> Response:
         with events.pass_of("patch") as done:
             return _written(done(memory.patch(cfg, fact_id, changes, entity=entity, if_match=if_match)))
+
+    @app.get("/recall", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    def recall_route(
+        q: Words = None,
+        query: Words = None,
+        limit: Annotated[int, Query(ge=1, le=1_000, description="at most this many hits")] = 10,
+        kind: Annotated[
+            str | None, Query(max_length=200, description="comma-separated: fact,summary,memory,daily")
+        ] = None,
+        entity: Annotated[
+            str | None, Query(max_length=1_000, description="only this entity and those below it")
+        ] = None,
+        status: Annotated[Literal["active", "all"], Query(description="active: leave out superseded facts")] = "all",
+        since: Day = None,
+        until: Day = None,
+        recency: Annotated[bool, Query(description="false: rank by relevance alone, not newer first")] = True,
+    ) -> dict[str, Any]:
+        words = q if q is not None else query
+        if words is None:
+            raise UsageError("give the words to look for in q (or query)", "q")
+        kinds = parse_kinds(kind)
+        options = RecallOptions(limit, kinds, entity, status == "active", since, until, recency)
+        return recall(cfg, words, options).to_json()
+
+    @app.get("/history", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    def history_route(
+        target: Annotated[
+            str | None, Query(max_length=1_000, description="an entity, a fact id or a note's path; none: everything")
+        ] = None,
+        since: Annotated[str | None, Query(max_length=100, description="a date, or git's '2 weeks ago'")] = None,
+        limit: Annotated[int, Query(ge=1, le=1_000, description="at most this many changes")] = 50,
+    ) -> dict[str, Any]:
+        return history(cfg, target, since=since, limit=limit).to_json()
 
     app.state.events = events
     return app

@@ -9,7 +9,7 @@ use case is one more decorated function in ``_register``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -17,20 +17,26 @@ from pydantic import Field
 
 from vaultsync.app import entities, memory
 from vaultsync.app.facts import Ambiguous, Invalid, NotFound, Unreadable
+from vaultsync.app.history import HistoryError
+from vaultsync.app.history import history as read_history
+from vaultsync.app.recall import RecallOptions, UsageError
+from vaultsync.app.recall import recall as recall_memory
 from vaultsync.app.sync import LockHeld, PassOptions, overview, sync
 from vaultsync.config import Config
 
 INSTRUCTIONS = (
     "Long-term memory kept as facts about entities (people, companies, projects) in files that a person also "
     "edits in Obsidian. Entities are named by their folder, e.g. areas/people/sarah-chen. Use get_entity before "
-    "changing facts; use remember for a new fact, supersede when a fact is no longer true (it stays as history), "
-    "forget only for a fact that should never have been kept."
+    "changing facts, and recall to find what is known when the entity is not; use remember for a new fact, "
+    "supersede when a fact is no longer true (it stays as history), forget only for a fact that should never "
+    "have been kept, and history to see who changed a fact and when."
 )
-EXPECTED = (Invalid, NotFound, Ambiguous, Unreadable, memory.Stale, memory.Stopped, LockHeld)
+EXPECTED = (Invalid, NotFound, Ambiguous, Unreadable, memory.Stale, memory.Stopped, LockHeld, UsageError, HistoryError)
 Entity = Annotated[str, Field(description="the entity's folder under life/, e.g. areas/people/sarah-chen")]
 FactId = Annotated[str, Field(description="the fact's id, e.g. sarah-chen-004")]
 Pick = Annotated[str | None, Field(description="the entity, when several use the same fact id")]
 Opt = Annotated[str | None, Field(description="optional")]
+Kind = Literal["fact", "summary", "memory", "daily"]
 
 
 def _answer(call: Callable[[], Any]) -> dict[str, Any]:
@@ -38,7 +44,8 @@ def _answer(call: Callable[[], Any]) -> dict[str, Any]:
         result = call()
     except EXPECTED as exc:
         hint = f" (entities: {', '.join(exc.entities)})" if isinstance(exc, Ambiguous) else ""
-        raise ToolError(f"{exc}{hint}") from None
+        named = f"{exc.field}: " if isinstance(exc, UsageError) and exc.field else ""
+        raise ToolError(f"{named}{exc}{hint}") from None
     return result.to_json() if hasattr(result, "to_json") else result
 
 
@@ -93,6 +100,41 @@ def _register(server: MCPServer, cfg: Config) -> None:
     )
     def sync_now() -> dict[str, Any]:
         return _answer(lambda: sync(cfg, PassOptions(), kind="mcp"))
+
+    @server.tool(
+        description="Search the whole memory (facts, entity summaries, MEMORY.md, daily notes) for plain words; "
+        "current facts come first, a superseded one says what replaced it. Each hit has its kind, its path, "
+        "the fact's id and entity when it is a fact, and the matching text. Use it before remembering, to avoid "
+        "a duplicate, and to find the entity a fact belongs to."
+    )
+    def recall(
+        query: Annotated[str, Field(min_length=1, description="plain words to look for; no search syntax")],
+        limit: Annotated[int, Field(ge=1, le=1_000, description="at most this many hits")] = 10,
+        kind: Annotated[list[Kind] | None, Field(description="only these kinds of piece; default all")] = None,
+        entity: Annotated[
+            str | None, Field(description="only this entity and those below it, e.g. areas/people/sarah-chen")
+        ] = None,
+        status: Annotated[Literal["active", "all"], Field(description="active: leave out superseded facts")] = "all",
+        since: Annotated[str | None, Field(description="only pieces dated on or after, YYYY-MM-DD")] = None,
+        until: Annotated[str | None, Field(description="only pieces dated on or before, YYYY-MM-DD")] = None,
+        recency: Annotated[bool, Field(description="false: rank by relevance alone, not newer first")] = True,
+    ) -> dict[str, Any]:
+        options = RecallOptions(limit, tuple(kind or ()), entity, status == "active", since, until, recency)
+        return _answer(lambda: recall_memory(cfg, query, options))
+
+    @server.tool(
+        description="Who changed an entity, a fact or a note, when, and what changed (e.g. 'status: active -> "
+        "superseded'), newest first, from the vault's git history; side says whether the agent or the person "
+        "made it. Without a target: the latest changes across the memory."
+    )
+    def history(
+        target: Annotated[
+            str | None, Field(description="an entity (areas/people/sarah-chen), a fact id (sarah-chen-004) or a path")
+        ] = None,
+        since: Annotated[str | None, Field(description="a date (YYYY-MM-DD) or git's '2 weeks ago'")] = None,
+        limit: Annotated[int, Field(ge=1, le=1_000, description="at most this many changes")] = 50,
+    ) -> dict[str, Any]:
+        return _answer(lambda: read_history(cfg, target, since=since, limit=limit))
 
     @server.tool(description="The last sync run, open conflicts, standing problems and the schedule.")
     def status() -> dict[str, Any]:

@@ -102,8 +102,14 @@ def _problems_ok(saved: dict[str, Any]) -> bool:
 
 
 def changed_memory(saved: dict[str, Any], walk: MemoryWalk, cfg: Config) -> set[str]:
-    """The walk keys whose file is new, gone or changed since the snapshot ``saved`` (its ``memory`` part)."""
-    changed = saved.keys() ^ walk.entries.keys()
+    """The walk keys whose file is new, gone or changed since the snapshot ``saved`` (its ``memory`` part).
+    For a walk of named files only (``walk_named``), only those are compared: the rest of it is ``saved``."""
+    if walk.named is not None:
+        saved = {key: saved[key] for key in walk.named if key in saved}
+        entries = {key: walk.entries[key] for key in walk.named if key in walk.entries}
+    else:
+        entries = walk.entries
+    changed = saved.keys() ^ entries.keys()
     for key, entry in saved.items():
         if key in changed:
             continue
@@ -115,7 +121,7 @@ def changed_memory(saved: dict[str, Any], walk: MemoryWalk, cfg: Config) -> set[
                 data = None
             if data is None or digest(data) != entry[1]:
                 changed.add(key)
-        elif entry is None or entry != walk.entries[key]:
+        elif entry is None or entry != entries[key]:
             changed.add(key)
     return changed
 

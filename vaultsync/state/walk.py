@@ -6,7 +6,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import stat
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +24,8 @@ class MemoryWalk:
 
     started_ns: int
     entries: dict[str, Entry] = field(default_factory=dict)  # "workspace/..." or "life/..." -> entry
+    # A walk of these files only (``walk_named``): every other entry is the last settled pass's, carried over.
+    named: frozenset[str] | None = None
 
     @functools.cached_property
     def racy(self) -> set[str]:
@@ -83,3 +87,59 @@ def aged_stat(path: Path, data: bytes) -> Stat | None:
         return None
     stat = _entry(before, time.time_ns())
     return stat if same and stat is not None and stat == _entry(after, time.time_ns()) else None
+
+
+def walk_named(workspace: Path, life: Path, keys: Iterable[str], carried: Mapping[str, Entry]) -> MemoryWalk | None:
+    """The walk as it would be if only the files ``keys`` names had changed since the snapshot ``carried``: their
+    stats now, and the snapshot's entries for every other file.
+
+    A caller that wrote one file (a memory write through the API, one ``items.json``) knows what it changed;
+    statting that file costs nothing next to a walk of every memory folder. The walk is only as true as that
+    claim for the files it did not look at, which is why a pass records their old entries unchanged: a file
+    someone else changed meanwhile still differs from its entry, and the next full walk finds it. None when a
+    key is not a file the full walk would list (a folder, a name below a link or a hidden folder, a path
+    outside the two roots): the caller walks everything instead.
+    """
+    names = frozenset(keys)
+    walk = MemoryWalk(time.time_ns(), dict(carried), names)
+    for key in names:
+        path = _walked_path(workspace, life, key)
+        if path is None:
+            return None
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            walk.entries.pop(key, None)
+            continue
+        except OSError:
+            return None
+        if stat.S_ISDIR(st.st_mode):
+            return None
+        walk.entries[key] = _entry(st, walk.started_ns)
+    return walk
+
+
+def _walked_path(workspace: Path, life: Path, key: str) -> Path | None:
+    """Where the file ``key`` names is, when ``walk_memory`` would list it there; None otherwise."""
+    if key in ("workspace/MEMORY.md", "workspace/HEARTBEAT.md"):
+        return workspace / key.removeprefix("workspace/")
+    if key.startswith("workspace/memory/"):
+        top, parts = workspace / "memory", key.removeprefix("workspace/memory/").split("/")
+    elif key.startswith("life/"):
+        top, parts = life, key.removeprefix("life/").split("/")
+    else:
+        return None
+    if any(not part or part.startswith(".") for part in parts):
+        return None
+    # The walk enters a root even through a link, but no folder below one that is a link or not a folder.
+    folder = top
+    for part in parts[:-1]:
+        folder = folder / part
+        try:
+            if not stat.S_ISDIR(os.lstat(folder).st_mode):
+                return None
+        except FileNotFoundError:
+            return top.joinpath(*parts)  # gone with its folder: not in the walk either
+        except OSError:
+            return None
+    return folder / parts[-1]
