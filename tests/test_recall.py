@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from vaultsync import cli
 from vaultsync.app import recall as recall_app
 from vaultsync.app import recall_docs
-from vaultsync.app.recall import RecallOptions, recall, refresh, search
+from vaultsync.app.recall import Recaller, RecallOptions, recall, refresh, search
 from vaultsync.app.sync import PassOptions, sync
 from vaultsync.state.files import StateFiles
 
@@ -133,6 +133,18 @@ def test_query_refreshes_what_changed_since(env: Env) -> None:
     env.agent_edit(ATLAS, lambda facts: facts[0].update(fact="Atlas moved to a titanium chassis"))
 
     assert ids(recall(env.cfg, "titanium")) == [env.facts(ATLAS)[0]["id"]]
+
+
+def test_a_long_running_face_refreshes_on_its_clock_or_after_its_own_writes(env: Env) -> None:
+    """The HTTP API keeps its index open: an edit on disk waits for the refresh interval, a write the face made
+    (``stale``) is seen by the very next query."""
+    recaller = Recaller(env.cfg, every=3600)
+    assert recaller("titanium").hits == []
+    env.agent_edit(ATLAS, lambda facts: facts[0].update(fact="Atlas moved to a titanium chassis"))
+    assert recaller("titanium").hits == [], "refreshed before its interval"
+    recaller.stale()
+    assert ids(recaller("titanium")) == [env.facts(ATLAS)[0]["id"]]
+    assert ids(Recaller(env.cfg, every=0)("titanium")) == [env.facts(ATLAS)[0]["id"]]
 
 
 def _age_memory(env: Env, seconds: int = 3600) -> None:

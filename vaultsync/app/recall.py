@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import math
+import threading
+import time
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -212,6 +214,37 @@ def recall(cfg: Config, query: str, options: RecallOptions | None = None) -> Rec
         return search(index, query, options)
     finally:
         index.close()
+
+
+class Recaller:
+    """``recall`` for a long-running face (the HTTP API): the index stays open, one per thread (an SQLite
+    connection belongs to the thread that opened it), and is brought up to date with the memory tree at most
+    once every ``every`` seconds instead of before each query, since that walk of the tree costs several times
+    a query. A write the face itself made (``stale``) is seen by the next query; one the agent made on disk, within
+    ``every`` seconds."""
+
+    def __init__(self, cfg: Config, every: float = 1.0) -> None:
+        self.cfg = cfg
+        self.every = every
+        self._local = threading.local()
+        self._generation = 0
+
+    def stale(self) -> None:
+        """The memory changed through this face: every thread refreshes before its next query."""
+        self._generation += 1
+
+    def __call__(self, query: str, options: RecallOptions | None = None) -> RecallResult:
+        local = self._local
+        index: RecallIndex | None = getattr(local, "index", None)
+        due = index is None or time.monotonic() - local.at >= self.every or local.generation != self._generation
+        if due:
+            if index is not None:
+                index.close()
+            local.generation = self._generation
+            index = local.index = refresh(self.cfg)
+            local.at = time.monotonic()
+        assert index is not None
+        return search(index, query, options or RecallOptions())
 
 
 def search(index: RecallIndex, query: str, options: RecallOptions) -> RecallResult:

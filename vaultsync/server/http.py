@@ -31,7 +31,7 @@ from vaultsync import __version__
 from vaultsync.app import entities, memory
 from vaultsync.app.facts import Ambiguous, Invalid, NotFound, Unreadable
 from vaultsync.app.history import HistoryError, history
-from vaultsync.app.recall import RecallOptions, UsageError, parse_kinds, recall
+from vaultsync.app.recall import Recaller, RecallOptions, UsageError, parse_kinds
 from vaultsync.app.sync import LockHeld, PassOptions, overview, sync
 from vaultsync.config import Config
 from vaultsync.server.events import Events
@@ -99,6 +99,11 @@ DOCUMENTED = {code: {"model": Problem} for code in (401, 404, 409, 412, 413, 422
 def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> FastAPI:
     app = FastAPI(title="vaultsync", version=__version__, description="The local API of a vaultsync vault.")
     events = Events(cfg)
+    recaller = Recaller(cfg)  # one open index per worker thread, refreshed at most once a second
+
+    def answered(done: memory.Written, code: int = 200) -> Response:
+        recaller.stale()  # the next query sees this write
+        return _written(done, code)
 
     def auth(credentials: Credentials) -> None:
         given = credentials.credentials.encode() if credentials else b""
@@ -135,6 +140,7 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         try:
             with events.pass_of("sync") as done:
                 report = done(sync(cfg, PassOptions(), kind="api"))
+            recaller.stale()
         except LockHeld:
             return _error(409, "a pass is running; try again shortly", {"Retry-After": RETRY_AFTER})
         return JSONResponse(report.to_json())
@@ -159,7 +165,7 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
     def remember(body: RememberBody) -> Response:
         with events.pass_of("remember") as done:
             written = memory.remember(cfg, body.entity, body.fact, body.extra(), create=body.create)
-            return _written(done(written), 201)
+            return answered(done(written), 201)
 
     @app.post("/facts/{fact_id}/supersede", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
     def supersede(
@@ -169,12 +175,12 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
             written = memory.supersede(
                 cfg, fact_id, by=body.by, fact=body.fact, fields=body.extra(), entity=entity, if_match=if_match
             )
-            return _written(done(written))
+            return answered(done(written))
 
     @app.delete("/facts/{fact_id}", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
     def forget(fact_id: FactId, entity: EntityQuery = None, if_match: IfMatch = None) -> Response:
         with events.pass_of("forget") as done:
-            return _written(done(memory.forget(cfg, fact_id, entity=entity, if_match=if_match)))
+            return answered(done(memory.forget(cfg, fact_id, entity=entity, if_match=if_match)))
 
     @app.patch("/facts/{fact_id}", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
     def patch(
@@ -184,7 +190,7 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         if_match: IfMatch = None,
     ) -> Response:
         with events.pass_of("patch") as done:
-            return _written(done(memory.patch(cfg, fact_id, changes, entity=entity, if_match=if_match)))
+            return answered(done(memory.patch(cfg, fact_id, changes, entity=entity, if_match=if_match)))
 
     @app.get("/recall", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
     def recall_route(
@@ -207,7 +213,7 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
             raise UsageError("give the words to look for in q (or query)", "q")
         kinds = parse_kinds(kind)
         options = RecallOptions(limit, kinds, entity, status == "active", since, until, recency)
-        return recall(cfg, words, options).to_json()
+        return recaller(words, options).to_json()
 
     @app.get("/history", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
     def history_route(
