@@ -379,6 +379,8 @@ def _init(args: argparse.Namespace, path: Path) -> int:
         print(f"created: {rel}")
     for rel in result.kept:
         print(f"kept (already there): {rel}")
+    for rel in result.updated:
+        print(f"updated (your entries kept): {rel}")
     if result.repo_created:
         print("created a git repository in the vault")
     if result.remote_added:
