@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from vaultsync.config import Config
-from vaultsync.core.changes import changed
+from vaultsync.core.changes import changed, unchanged_notes
 from vaultsync.core.decide import Outcome
 from vaultsync.core.guard import deletion_guard, empty_side, is_deleted
 from vaultsync.core.merge import decide_all
@@ -31,6 +31,7 @@ from vaultsync.engine.tail import (
     missing_places,
     notes_once,
     open_repo,
+    resaved,
     settle_conflicts,
     settled,
 )
@@ -171,7 +172,11 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
         return report
     person_changes = [c for c in changes if c.side == "vault"]
     person_changes += [Change("vault", scope_of(store.conflicts()[p][0]), "conflict resolved") for p in resolved]
-    if not commit_person(setting, repo, report, person_paths | set(resolved), person_changes):
+    unchanged = unchanged_notes(world)
+    if narrowed is not None:  # a note saved again is one the quick check saw change
+        unchanged = {p: k for p, k in unchanged.items() if p in narrowed.seen.vault}
+    again, said = resaved(repo, unchanged, earlier)
+    if not commit_person(setting, repo, report, person_paths | set(resolved) | again, person_changes + said):
         return report
 
     begin_writes(setting, mem.leftovers + vault.leftovers, stamp)

@@ -11,7 +11,7 @@ at once; each step they share is here, written once.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -26,7 +26,7 @@ from vaultsync.fs import set_aside
 from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import Author, GitFailed, NotARepository
 from vaultsync.git.secrets import scan_bytes
-from vaultsync.keys import is_file, mem_path_of, rel_of
+from vaultsync.keys import is_file, mem_path_of, rel_of, scope_of
 from vaultsync.model import Change, Problem, Report, Severity
 from vaultsync.state import snapshot
 from vaultsync.state.base import BaseStore
@@ -210,6 +210,36 @@ def commit_person(setting: Setting, repo: VaultRepo, report: Report, paths: set[
         report.stopped = "could not commit the person's edits; nothing was written"
         return False
     return True
+
+
+def resaved(repo: VaultRepo, notes: Mapping[str, str], leave: Collection[str]) -> tuple[set[str], list[Change]]:
+    """Of the notes whose units neither side changed (path -> key, ``unchanged_notes``), those the person saved
+    again in another form (Obsidian reordering keys, dropping quotes): their bytes go in the person's commit,
+    or they would stay uncommitted for good, since no pass writes them back.
+
+    Left out: ``leave`` (notes a pass wrote whose agent commit is still to come) and a note holding a secret,
+    kept out of git as the pass that wrote it said.
+    """
+    found = repo.modified(set(notes) - set(leave)) if notes else set()
+    paths = {p for p in found if not _holds_secret(repo.root / p)}
+    changes = [Change("vault", scope_of(notes[p]), "re-saved") for p in sorted(paths)]
+    return paths, changes
+
+
+def touched_notes(cfg: Config) -> set[str]:
+    """The vault's tracked files whose stat differs from git's index, found once before a pass in batches reads
+    any: the only ones among its unchanged notes that can have been saved again (``resaved``)."""
+    try:
+        return VaultRepo(cfg.vault).touched()
+    except (NotARepository, GitFailed):
+        return set()  # the pass itself says why it cannot commit
+
+
+def _holds_secret(path: Path) -> bool:
+    try:
+        return bool(scan_bytes(path.read_bytes()))
+    except OSError:
+        return True  # unreadable now: not committed this pass
 
 
 def begin_writes(setting: Setting, leftovers: list[Path], stamp: str) -> None:
