@@ -33,8 +33,7 @@ def _complete(tmp_path: Path, *words: str) -> list[str]:
     script.write_text(_script("bash"), encoding="utf-8")
     line = " ".join(f"'{w}'" for w in ("vaultsync", *words))
     program = (
-        f"source {script}; COMP_WORDS=({line}); COMP_CWORD={len(words)}; _vaultsync; "
-        'printf "%s\\n" "${COMPREPLY[@]}"'
+        f'source {script}; COMP_WORDS=({line}); COMP_CWORD={len(words)}; _vaultsync; printf "%s\\n" "${{COMPREPLY[@]}}"'
     )
     done = subprocess.run(["bash", "--norc", "-c", program], capture_output=True, text=True, cwd=tmp_path, check=True)
     return sorted(filter(None, done.stdout.splitlines()))

@@ -51,7 +51,7 @@ def merge_types(vault: Path, wanted: dict[str, str], result: Adopted) -> None:
     types = doc.get("types") if isinstance(doc, dict) else None
     if not isinstance(types, dict):
         result.warnings.append(
-            f"{TYPES}: not the JSON Obsidian writes ({{\"types\": {{...}}}}); left as it is, so Obsidian may show "
+            f'{TYPES}: not the JSON Obsidian writes ({{"types": {{...}}}}); left as it is, so Obsidian may show '
             f"vaultsync's properties with other types: fix or delete it and run `vaultsync init` again"
         )
         return

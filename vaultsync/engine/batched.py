@@ -52,8 +52,8 @@ from vaultsync.engine.tail import (
     open_repo,
     resaved,
     settle_conflicts,
-    touched_notes,
     settled,
+    touched_notes,
 )
 from vaultsync.git.index import blob_id
 from vaultsync.keys import is_fact, is_file, mem_path_of, note_of, rel_of, scope_of

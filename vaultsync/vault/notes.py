@@ -244,6 +244,7 @@ def fact_record(
 def facts_view(facts_dir: str, text: bool = False) -> str:
     """The live table of an entity's facts; conflict copies in ``facts/`` are the person's to merge, not facts.
     ``text``: a column of the fact texts, from the property ``[vault] fact_text_property`` adds."""
+    column = f"      - {TEXT_PROPERTY}\n" if text else ""
     return (
         f"{VIEW_MARKER}\n"
         "```base\n"
@@ -257,8 +258,8 @@ def facts_view(facts_dir: str, text: bool = False) -> str:
         "    name: Facts\n"
         "    order:\n"
         "      - file.name\n"
-        + (f"      - {TEXT_PROPERTY}\n" if text else "")
-        + "      - status\n"
+        f"{column}"
+        "      - status\n"
         "      - category\n"
         "      - timestamp\n"
         "    sort:\n"
