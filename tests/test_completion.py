@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@cache
 def _script(shell: str) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "vaultsync.cli", "completion", shell],
