@@ -734,10 +734,10 @@ RESERIALISE_CASES = [
 ]
 
 
-@pytest.mark.parametrize("full", [False, True], ids=["scoped-pass", "full-pass"])
+@pytest.mark.parametrize("full", [0, 100, 2], ids=["scoped-pass", "full-pass", "batched-pass"])
 @pytest.mark.parametrize(("rel", "vault_dir", "fact_id", "style"), RESERIALISE_CASES)
 def test_obsidian_reserialising_frontmatter_is_not_an_edit(
-    env: Env, rel: str, vault_dir: str, fact_id: str, style: dict[str, tuple[str, ...]], full: bool
+    env: Env, rel: str, vault_dir: str, fact_id: str, style: dict[str, tuple[str, ...]], full: int
 ) -> None:
     """Nothing is written back and the memory is untouched, but the note as Obsidian saved it is committed as
     the person's: no pass would ever write it back, so it would otherwise stay uncommitted for good."""
@@ -755,9 +755,9 @@ def test_obsidian_reserialising_frontmatter_is_not_an_edit(
     items_bytes, items_mtime = items.read_bytes(), items.stat().st_mtime_ns
     head = env.head()
     if full:
-        (env.cfg.state_dir / "snapshot.json").unlink()  # no snapshot: the pass reads everything
+        (env.cfg.state_dir / "snapshot.json").unlink()  # no snapshot: the pass reads everything, `full` at a time
 
-    report = env.sync()
+    report = env.sync(full_batch=full) if full else env.sync()
 
     assert_clean(report)
     assert report.files_written == 0, report.actions
