@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from vaultsync.config import Config
-from vaultsync.core.changes import changed, unchanged_notes
+from vaultsync.core.changes import changed
 from vaultsync.core.decide import Outcome
 from vaultsync.core.guard import Tally, empty_side
 from vaultsync.core.merge import decide_all
@@ -54,6 +54,7 @@ from vaultsync.engine.tail import (
     settle_conflicts,
     settled,
     touched_notes,
+    unchanged_blobs,
 )
 from vaultsync.git.index import blob_id
 from vaultsync.keys import is_fact, is_file, mem_path_of, note_of, rel_of, scope_of
@@ -111,7 +112,7 @@ class Known:
     tally: Tally = field(default_factory=Tally)
     person_changes: list[tuple[str, Change]] = field(default_factory=list)  # with their keys (``keyed_changes``)
     person_paths: set[str] = field(default_factory=set)
-    unchanged: dict[str, str] = field(default_factory=dict)  # notes perhaps saved again (``unchanged_notes``)
+    unchanged: dict[str, tuple[str, str]] = field(default_factory=dict)  # notes perhaps saved again (``resaved``)
     moves: list[tuple[str, str]] = field(default_factory=list)
     marks: list[int] = field(default_factory=list)
     settled: dict[int, Settled] = field(default_factory=dict)  # batches the first walk found nothing to do in
@@ -172,7 +173,7 @@ def run_batched(setting: Setting, report: Report) -> Report | None:
         changes, paths = changed(got.world, layout, got.vault, got.base, got.moves, got.renamed)
         known.person_changes += [(k, c) for k, c in changes if c.side == "vault"]
         known.person_paths |= paths
-        known.unchanged |= {p: k for p, k in unchanged_notes(got.world).items() if p in touched}
+        known.unchanged |= unchanged_blobs(got.world, touched)
         known.moves += got.moves
         known.marks.append(got.mark(own, notes, known.tally.add(got.world), paths))
         if guess is not None and not got.moves:

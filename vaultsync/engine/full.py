@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from vaultsync.config import Config
-from vaultsync.core.changes import changed, unchanged_notes
+from vaultsync.core.changes import changed
 from vaultsync.core.decide import Outcome
 from vaultsync.core.guard import deletion_guard, empty_side, is_deleted
 from vaultsync.core.merge import decide_all
@@ -34,6 +34,7 @@ from vaultsync.engine.tail import (
     resaved,
     settle_conflicts,
     settled,
+    unchanged_blobs,
 )
 from vaultsync.git.index import blob_id
 from vaultsync.keys import is_file, scope_of
@@ -172,9 +173,8 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
         return report
     person_changes = [c for c in changes if c.side == "vault"]
     person_changes += [Change("vault", scope_of(store.conflicts()[p][0]), "conflict resolved") for p in resolved]
-    unchanged = unchanged_notes(world)
-    if narrowed is not None:  # a note saved again is one the quick check saw change
-        unchanged = {p: k for p, k in unchanged.items() if p in narrowed.seen.vault}
+    # In a scoped pass a note saved again is one the quick check saw change.
+    unchanged = unchanged_blobs(world, narrowed.seen.vault if narrowed is not None else None)
     again, said = resaved(repo, unchanged, earlier)
     if not commit_person(setting, repo, report, person_paths | set(resolved) | again, person_changes + said):
         return report

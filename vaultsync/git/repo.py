@@ -296,8 +296,9 @@ class VaultRepo:
         for start in range(0, len(wanted), feed.PACK_CHUNK):
             self.git.text(*PACKED_UPDATE, stdin=nul_list(wanted[start : start + feed.PACK_CHUNK]))
 
-    def modified(self, paths: Collection[str]) -> set[str]:
-        """Those of ``paths`` that git tracks and whose file differs from what the real index holds.
+    def modified(self, paths: Collection[str]) -> dict[str, str]:
+        """Those of ``paths`` that git tracks and whose file differs from what the real index holds, each with
+        the blob id of the file as read here.
 
         ``diff-files`` goes by the index's stat data, so a file merely touched is listed too; each one listed is
         then hashed and compared with its index entry, so only a real difference of bytes remains. A few paths
@@ -305,7 +306,7 @@ class VaultRepo:
         """
         wanted = set(paths)
         if not wanted:
-            return set()
+            return {}
         listed = self.touched(wanted if len(wanted) <= MODIFIED_NAMED_MAX else ()) & wanted
         on_disk: dict[str, str] = {}
         for path in listed:
@@ -313,7 +314,7 @@ class VaultRepo:
                 on_disk[path] = blob_id((self.root / path).read_bytes())
             except OSError:
                 continue  # gone or unreadable meanwhile: nothing to commit for it now
-        return self.unlike(on_disk) if on_disk else set()
+        return {path: on_disk[path] for path in self.unlike(on_disk)} if on_disk else {}
 
     def touched(self, paths: Collection[str] = ()) -> set[str]:
         """Tracked files (of ``paths``, or all) whose stat data differs from the real index's: a superset of those
