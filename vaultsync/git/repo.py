@@ -305,9 +305,7 @@ class VaultRepo:
         are given to git by name; more are filtered here from what it lists, which costs a stat per tracked file.
         """
         wanted = set(paths)
-        if not wanted:
-            return {}
-        listed = self.touched(wanted if len(wanted) <= MODIFIED_NAMED_MAX else ()) & wanted
+        listed = self.touched(wanted if len(wanted) <= MODIFIED_NAMED_MAX else ()) & wanted if wanted else set()
         on_disk: dict[str, str] = {}
         for path in listed:
             try:
