@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -168,3 +169,28 @@ def test_ctrl_c_prints_one_line_and_leaves_nothing_torn(env: Env, entities: int)
     assert env.git("status", "--porcelain") == ""
     facts = json.loads((env.life / "areas/bulk/e0000/items.json").read_text(encoding="utf-8"))
     assert len(facts) == 8 and (env.vault / "2 Areas/bulk/e0000/facts/e0000-7.md").is_file()
+
+
+def test_every_line_of_the_scheduled_log_has_the_time(tmp_path: Path) -> None:
+    """A warning found by ``grep`` in the log must say when it was seen, not only the run's first line."""
+    config = tmp_path / "config.toml"
+    script = (
+        "import sys; from pathlib import Path; from vaultsync.app.schedule import write_log, log_path; "
+        "c = Path(sys.argv[1]); write_log(c, 5, sys.stdin.read()); print(log_path(c))"
+    )
+    output = "changes:\n  vault   people/sarah: edited\nwarning: a.md: odd\n\nwrote 1 file(s), 1 commit(s): abc\n"
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(config)],
+        input=output,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")},
+        check=True,
+    )
+    log = Path(done.stdout.strip()).read_text(encoding="utf-8").splitlines()
+    stamp = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d"
+    assert len(log) == 4
+    assert re.fullmatch(stamp + r" exit 5: wrote 1 file\(s\), 1 commit\(s\): abc", log[0])
+    assert re.fullmatch(stamp + r"     changes:", log[1])
+    assert re.fullmatch(stamp + r"       vault   people/sarah: edited", log[2])
+    assert re.fullmatch(stamp + r"     warning: a\.md: odd", log[3])

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from helpers_e2e import make_env
 from helpers_twoway import SARAH, SARAH_DIR, TODAY, Env, props_of, set_prop
 
 from vaultsync.model import ExitCode
@@ -131,3 +132,47 @@ def test_a_source_naming_a_day_links_the_fact_to_that_daily_note(env: Env) -> No
     assert env.items_path(SARAH).read_bytes() == after_agent != before
     again = env.sync()
     assert again.files_written == 0 and again.commits == []
+
+
+# -- adopting an existing vault --------------------------------------------------------------------------------
+def test_init_merges_its_property_types_into_the_persons_and_names_settings_to_fix(tmp_path: Path) -> None:
+    """An existing vault keeps its own settings: the types the notes need are added (a clashing one set, and
+    said), and settings that would hide vaultsync's notes or templates are each named with the fix."""
+    e = make_env(tmp_path / "sandbox")
+    obsidian = e.vault / ".obsidian"
+    obsidian.mkdir(parents=True)
+    (obsidian / "types.json").write_text(json.dumps({"types": {"mood": "text", "related": "text"}}), "utf-8")
+    daily = b'{"folder": "Journal/", "format": "YYYY-MM-DD"}\n'
+    (obsidian / "daily-notes.json").write_bytes(daily)
+    (obsidian / "templates.json").write_text('{"folder": "Meta/Templates"}', "utf-8")
+    (obsidian / "core-plugins.json").write_text(json.dumps({"daily-notes": True, "bases": False}), "utf-8")
+
+    result = e.init()
+
+    types = json.loads((obsidian / "types.json").read_text("utf-8"))["types"]
+    assert types["mood"] == "text", "the person's own entry is kept"
+    assert types["related"] == "multitext" and types["timestamp"] == "datetime" and types["updated"] == "date"
+    assert result.updated == [".obsidian/types.json"] and ".obsidian/types.json" not in result.created
+    assert (obsidian / "daily-notes.json").read_bytes() == daily, "a setting file is never rewritten"
+    said = "\n".join(result.warnings)
+    assert "'related' was typed 'text'; set to 'multitext'" in said
+    assert "Daily notes go to 'Journal'" in said and "New file location to 'Daily'" in said
+    assert "template folder is 'Meta/Templates'" in said and "Template folder location to 'Templates'" in said
+    assert "Bases (Memory.base" in said and "Settings > Core plugins" in said
+    assert "Templates (new facts" not in said, "a plugin not listed as off is Obsidian's default"
+    assert len(result.warnings) == 4
+
+    again = e.init()  # everything in place: nothing more to add, and only what is still to fix is said
+    assert again.updated == [] and ".obsidian/types.json" in again.kept
+    assert "'related' was typed" not in "\n".join(again.warnings)
+
+
+def test_init_on_a_vault_with_obsidians_defaults_says_nothing(tmp_path: Path) -> None:
+    e = make_env(tmp_path / "sandbox")
+    obsidian = e.vault / ".obsidian"
+    obsidian.mkdir(parents=True)
+    (obsidian / "core-plugins.json").write_text(json.dumps(["daily-notes", "templates", "bases"]), "utf-8")
+    (obsidian / "types.json").write_text(json.dumps({"types": {}}), "utf-8")
+    result = e.init()
+    assert result.warnings == [] and result.updated == [".obsidian/types.json"]
+    assert ".obsidian/daily-notes.json" in result.created

@@ -734,10 +734,13 @@ RESERIALISE_CASES = [
 ]
 
 
+@pytest.mark.parametrize("full", [0, 100, 2], ids=["scoped-pass", "full-pass", "batched-pass"])
 @pytest.mark.parametrize(("rel", "vault_dir", "fact_id", "style"), RESERIALISE_CASES)
 def test_obsidian_reserialising_frontmatter_is_not_an_edit(
-    env: Env, rel: str, vault_dir: str, fact_id: str, style: dict[str, tuple[str, ...]]
+    env: Env, rel: str, vault_dir: str, fact_id: str, style: dict[str, tuple[str, ...]], full: int
 ) -> None:
+    """Nothing is written back and the memory is untouched, but the note as Obsidian saved it is committed as
+    the person's: no pass would ever write it back, so it would otherwise stay uncommitted for good."""
     note = env.fact_note(vault_dir, fact_id)
     if "unquote" in style:
         # A value that YAML 1.1 would read as a boolean: it is written quoted, and Obsidian drops the quotes.
@@ -751,14 +754,24 @@ def test_obsidian_reserialising_frontmatter_is_not_an_edit(
     items = env.items_path(rel)
     items_bytes, items_mtime = items.read_bytes(), items.stat().st_mtime_ns
     head = env.head()
+    if full:
+        (env.cfg.state_dir / "snapshot.json").unlink()  # no snapshot: the pass reads everything, `full` at a time
 
-    report = env.sync()
+    report = env.sync(full_batch=full) if full else env.sync()
 
     assert_clean(report)
     assert report.files_written == 0, report.actions
-    assert report.commits == [] and env.head() == head
     assert (items.read_bytes(), items.stat().st_mtime_ns) == (items_bytes, items_mtime)
     assert report.changes == []
+    shown = note.relative_to(env.vault).as_posix()
+    assert env.commits_since(head) == report.commits and len(report.commits) == 1
+    author, subject, paths = env.commit_info(report.commits[0])
+    assert author != AGENT_NAME and paths == {shown}
+    assert subject == f"vault -> memory: {rel.split('/', 1)[1] if rel.startswith('areas/') else rel} re-saved"
+    assert env.git("show", f"HEAD:{shown}") == note.read_text(encoding="utf-8")
+    assert env.git("status", "--porcelain", "--", shown) == ""
+    again = env.sync()
+    assert again.commits == [] and again.files_written == 0
 
 
 def props_of_text(text: str) -> dict[str, Any]:

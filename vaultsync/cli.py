@@ -68,9 +68,10 @@ def _parser() -> argparse.ArgumentParser:
     actions.add_parser("remove", parents=[common], help="take out this config's entries, crontab and systemd")
     actions.add_parser("status", parents=[common], help="show this config's entries, the next run and the last")
 
-    from vaultsync.cli_health import add_commands
+    from vaultsync import cli_completion, cli_health
 
-    add_commands(sub, common)
+    cli_health.add_commands(sub, common)
+    cli_completion.add_command(sub, parser)
 
     watch = sub.add_parser("watch", parents=[common], help="run a pass shortly after files change, until stopped")
     watch.add_argument("--json", action="store_true", help="print each pass's report as one line of JSON")
@@ -239,6 +240,8 @@ class _ProgressBar:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if getattr(args, "run", None):  # a command needing no config (completion)
+        return int(args.run(args))
     try:
         if getattr(args, "scheduled", False):
             return _scheduled(args)
@@ -379,6 +382,8 @@ def _init(args: argparse.Namespace, path: Path) -> int:
         print(f"created: {rel}")
     for rel in result.kept:
         print(f"kept (already there): {rel}")
+    for rel in result.updated:
+        print(f"updated (your entries kept): {rel}")
     if result.repo_created:
         print("created a git repository in the vault")
     if result.remote_added:

@@ -27,6 +27,9 @@ class Layout:
     archives: str = "4 Archives"
     daily: str = "Daily"
     agent: str = "agent"
+    # Each fact note also carries its text as the property `text`, for Bases views to show (opt-in: notes then
+    # hold the text twice; docs/vault-format.md says which place wins on an edit).
+    fact_text_property: bool = False
 
     def as_json(self) -> str:
         """The layout as the base records it, to tell a changed setting from notes deleted by hand."""

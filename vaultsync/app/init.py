@@ -10,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 
 from vaultsync import config as configmod
+from vaultsync.app.adopt import TYPES, Adopted, check_settings, merge_types
 from vaultsync.config import Config, ConfigError, RemoteSettings, Server, overlapping_roots
 from vaultsync.fs import atomic_write
 from vaultsync.git import remote as gitremote
@@ -35,6 +36,7 @@ class InitResult:
     config_path: Path
     created: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)  # a file of the person's that init added to (types.json)
     repo_created: bool = False
     cloned: bool = False
     remote_added: bool = False
@@ -120,13 +122,21 @@ def init_vault(
     )
     wanted[".obsidian/templates.json"] = _json({"folder": "Templates"})
     wanted[".obsidian/types.json"] = _json({"types": PROPERTY_TYPES})
+    adopted = Adopted()
     for rel, data in wanted.items():
         target = vault / rel
-        if target.exists():
+        if target.exists() and rel == TYPES:
+            merge_types(vault, PROPERTY_TYPES, adopted)
+            if TYPES not in adopted.updated:
+                result.kept.append(rel)
+        elif target.exists():
             result.kept.append(rel)
         else:
             atomic_write(target, data, None)
             result.created.append(rel)
+    check_settings(vault, cfg.layout.daily, adopted)
+    result.updated = adopted.updated
+    result.warnings += adopted.warnings
 
     ignore = vault / ".gitignore"
     existing = ignore.read_text(encoding="utf-8") if ignore.exists() else ""

@@ -254,8 +254,9 @@ def _interval(spec: str) -> timedelta | None:
 
 
 def write_log(config: Path, exit_code: int, output: str) -> None:
-    """One timestamped line per scheduled run (its exit code and the output's last line, the pass's summary), with
-    the rest of the output beneath it when there is more: a run with nothing to do is exactly one line.
+    """One line per scheduled run (its exit code and the output's last line, the pass's summary), with the rest of
+    the output beneath it, indented, when there is more: a run with nothing to do is exactly one line. Every line
+    starts with the run's time, so ``grep`` on a warning still says when it was seen.
 
     The log is rotated by size (``LOG_MAX_BYTES``, ``LOG_KEEP`` old ones), so an unattended install cannot fill
     the disk however long it runs.
@@ -265,7 +266,7 @@ def write_log(config: Path, exit_code: int, output: str) -> None:
     stamp = datetime.now().astimezone().isoformat(timespec="seconds")
     said = [line.rstrip() for line in output.splitlines() if line.strip()]
     lines = [f"{stamp} exit {exit_code}: {said[-1] if said else 'no output'}\n"]
-    lines += [f"    {line}\n" for line in said[:-1]]
+    lines += [f"{stamp}     {line}\n" for line in said[:-1]]
     try:
         size = path.stat().st_size
     except FileNotFoundError:

@@ -64,6 +64,17 @@ def keyed_changes(world: World, layout: VaultLayout) -> tuple[list[tuple[str, Ch
     return changes, {p for p in person_paths if p}
 
 
+def unchanged_notes(world: World) -> dict[str, str]:
+    """The vault note of every unit neither side changed in meaning (path -> unit key): the notes a person may
+    have saved again with the same values (Obsidian reordering keys, dropping quotes), whose bytes no pass writes
+    back and so only a commit of the person's brings into git."""
+    return {
+        state.vault_note.path: key
+        for key, state in world.units.items()
+        if state.vault_note is not None and state.decision is not None and state.decision.outcome is Outcome.SAME
+    }
+
+
 def message(direction: str, changes: Sequence[Change], extra_scopes: Sequence[str] = ()) -> str:
     """A subject like ``memory -> vault: people/sarah +1 fact, 1 superseded; daily 2026-01-27``.
 

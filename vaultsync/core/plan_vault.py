@@ -73,7 +73,10 @@ class VaultSide(PlanTarget):
                 return links.link(self.layout.fact_note(rel, note)) if note else None
 
             for note, record in facts.items():
-                view = FactView(entity_link(rel), tuple(mentions_of[note]), superseded, self.layout.layout.daily)
+                settings = self.layout.layout
+                view = FactView(
+                    entity_link(rel), tuple(mentions_of[note]), superseded, settings.daily, settings.fact_text_property
+                )
                 props = fact_properties(record, view)
                 self.fact_derived[fact_key(rel, note)] = {k: props[k] for k in FACT_DERIVED if k in props}
                 self._fact_note(rel, note, record, view, props)
@@ -154,22 +157,23 @@ class VaultSide(PlanTarget):
         if key in self.skipped:
             return
         content = self.final_content.get(rel) or EntityContent({}, "")
+        text = self.layout.layout.fact_text_property
         current = self.vault.entities.get(rel)
         existing = current.note if current else None
         target = self.layout.entity_note(rel)
         if existing is not None and existing.path != target:
             # The person renamed the note (``vault/scan.py``): it goes back to its name, which links rely on.
-            text = render_entity(content, derived, self.layout.facts_dir(rel)).encode()
-            self.add("vault", "write", target, text, None, (key,))
+            note = render_entity(content, derived, self.layout.facts_dir(rel), text).encode()
+            self.add("vault", "write", target, note, None, (key,))
             self.add("vault", "delete", existing.path, None, existing.raw, (key,))
             return
         if existing is not None:
             props = entity_properties(content, derived)
-            view_current = facts_view(self.layout.facts_dir(rel)) in existing.raw.decode(errors="replace")
+            view_current = facts_view(self.layout.facts_dir(rel), text) in existing.raw.decode(errors="replace")
             if same_value(props, existing.props) and content.body == existing.body and view_current:
                 return
-        text = render_entity(content, derived, self.layout.facts_dir(rel))
-        self.add("vault", "write", target, text.encode(), existing.raw if existing else None, (key,))
+        rendered = render_entity(content, derived, self.layout.facts_dir(rel), text)
+        self.add("vault", "write", target, rendered.encode(), existing.raw if existing else None, (key,))
 
     def _vault_deletions(self, alive: set[str]) -> None:
         for rel, ventity in self.vault.entities.items():

@@ -74,7 +74,7 @@ def gather(
     ``unsettled`` lists notes a pass wrote whose base it never recorded (killed, or git refused the commit):
     their computed properties are vaultsync's own newer values, not a person's edits.
     """
-    world = World()
+    world = World(fact_text=layout.layout.fact_text_property)
     base_facts: dict[str, dict[str, tuple[Record, int]]] = {}
     for key, entry in base.items():
         kind = kind_of(key)

@@ -151,7 +151,7 @@ def _read_fact(
 ) -> Record | Any:
     """The record a synced fact's note stands for, or UNKNOWN (reported) when the note cannot say."""
     try:
-        return fact_record(note.props, note.body, synced, style, note_ids)
+        return fact_record(note.props, note.body, synced, style, note_ids, world.fact_text)
     except NoteError as exc:
         world.problems.append(Problem(note.path, f"{exc}; left untouched on both sides", standing=True))
         return UNKNOWN

@@ -43,6 +43,7 @@ class World:
     foreign: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     unreadable: set[str] = field(default_factory=set)  # entities whose items.json cannot be read
+    fact_text: bool = False  # ``[vault] fact_text_property``: fact notes hold their text as a property too
 
     def ids(self) -> list[tuple[str, str]]:
         """(entity, fact id) of every id in use: the new ones and those the memory holds."""

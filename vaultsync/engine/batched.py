@@ -50,8 +50,11 @@ from vaultsync.engine.tail import (
     missing_places,
     notes_once,
     open_repo,
+    resaved,
     settle_conflicts,
     settled,
+    touched_notes,
+    unchanged_blobs,
 )
 from vaultsync.git.index import blob_id
 from vaultsync.keys import is_fact, is_file, mem_path_of, note_of, rel_of, scope_of
@@ -109,6 +112,7 @@ class Known:
     tally: Tally = field(default_factory=Tally)
     person_changes: list[tuple[str, Change]] = field(default_factory=list)  # with their keys (``keyed_changes``)
     person_paths: set[str] = field(default_factory=set)
+    unchanged: dict[str, tuple[str, str]] = field(default_factory=dict)  # notes perhaps saved again (``resaved``)
     moves: list[tuple[str, str]] = field(default_factory=list)
     marks: list[int] = field(default_factory=list)
     settled: dict[int, Settled] = field(default_factory=dict)  # batches the first walk found nothing to do in
@@ -157,6 +161,7 @@ def run_batched(setting: Setting, report: Report) -> Report | None:
         return Read(base, mem, vault, world, moves, renamed)
 
     known = Known()
+    touched = set() if options.dry_run else touched_notes(cfg)
     for batch in batches:
         got = read(batch)
         report.problems += sorted(got.mem.problems + got.vault.problems, key=lambda p: p.path) + got.world.problems
@@ -168,6 +173,7 @@ def run_batched(setting: Setting, report: Report) -> Report | None:
         changes, paths = changed(got.world, layout, got.vault, got.base, got.moves, got.renamed)
         known.person_changes += [(k, c) for k, c in changes if c.side == "vault"]
         known.person_paths |= paths
+        known.unchanged |= unchanged_blobs(got.world, touched)
         known.moves += got.moves
         known.marks.append(got.mark(own, notes, known.tally.add(got.world), paths))
         if guess is not None and not got.moves:
@@ -301,7 +307,8 @@ def _write(
     repo = None
     if not options.dry_run:
         repo = open_repo(cfg, report)
-        if repo is None or not commit_person(setting, repo, report, person_paths, person_changes):
+        again, said = resaved(repo, known.unchanged, setting.files.uncommitted_notes()) if repo else (set(), [])
+        if repo is None or not commit_person(setting, repo, report, person_paths | again, person_changes + said):
             return report
         begin_writes(setting, listing.leftovers + listed.leftovers, stamp)
     trash = setting.files.trash(stamp)

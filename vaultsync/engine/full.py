@@ -31,8 +31,10 @@ from vaultsync.engine.tail import (
     missing_places,
     notes_once,
     open_repo,
+    resaved,
     settle_conflicts,
     settled,
+    unchanged_blobs,
 )
 from vaultsync.git.index import blob_id
 from vaultsync.keys import is_file, scope_of
@@ -175,7 +177,10 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
         return report
     person_changes = [c for c in changes if c.side == "vault"]
     person_changes += [Change("vault", scope_of(store.conflicts()[p][0]), "conflict resolved") for p in resolved]
-    if not commit_person(setting, repo, report, person_paths | set(resolved), person_changes):
+    # In a scoped pass a note saved again is one the quick check saw change.
+    unchanged = unchanged_blobs(world, narrowed.seen.vault if narrowed is not None else None)
+    again, said = resaved(repo, unchanged, earlier)
+    if not commit_person(setting, repo, report, person_paths | set(resolved) | again, person_changes + said):
         return report
 
     begin_writes(setting, mem.leftovers + vault.leftovers, stamp)

@@ -11,22 +11,23 @@ at once; each step they share is here, written once.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Container, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
 from vaultsync.config import Config, Layout
-from vaultsync.core.changes import message
+from vaultsync.core.changes import message, unchanged_notes
 from vaultsync.core.guard import changed_settings, relocated, stranded
 from vaultsync.core.units import World
 from vaultsync.core.vanished import gone, hold
 from vaultsync.engine.options import PassOptions
 from vaultsync.fs import set_aside
+from vaultsync.git.index import blob_id
 from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import Author, GitFailed, NotARepository
 from vaultsync.git.secrets import scan_bytes
-from vaultsync.keys import is_file, mem_path_of, rel_of
+from vaultsync.keys import is_file, mem_path_of, rel_of, scope_of
 from vaultsync.model import Change, Problem, Report, Severity
 from vaultsync.state import snapshot
 from vaultsync.state.base import BaseStore
@@ -210,6 +211,50 @@ def commit_person(setting: Setting, repo: VaultRepo, report: Report, paths: set[
         report.stopped = "could not commit the person's edits; nothing was written"
         return False
     return True
+
+
+def unchanged_blobs(world: World, only: Container[str] | None = None) -> dict[str, tuple[str, str]]:
+    """``unchanged_notes`` (of ``only``, when given), each with its unit's key and the blob id of the note as
+    this pass read it."""
+    notes = unchanged_notes(world)
+    return {
+        path: (key, blob_id(note.raw))
+        for path, key in notes.items()
+        if (only is None or path in only) and (note := world.units[key].vault_note) is not None
+    }
+
+
+def resaved(
+    repo: VaultRepo, notes: Mapping[str, tuple[str, str]], leave: Collection[str]
+) -> tuple[set[str], list[Change]]:
+    """Of the notes whose units neither side changed (path -> key and the blob read, ``unchanged_blobs``), those
+    the person saved again in another form (Obsidian reordering keys, dropping quotes): their bytes go in the
+    person's commit, or they would stay uncommitted for good, since no pass writes them back.
+
+    Only a note still as the pass read it counts: one changed since is a new edit, for the next pass to read.
+    Left out: ``leave`` (notes a pass wrote whose agent commit is still to come) and a note holding a secret,
+    kept out of git as the pass that wrote it said.
+    """
+    found = repo.modified(set(notes) - set(leave)) if notes else {}
+    paths = {p for p, blob in found.items() if blob == notes[p][1] and not _holds_secret(repo.root / p)}
+    changes = [Change("vault", scope_of(notes[p][0]), "re-saved") for p in sorted(paths)]
+    return paths, changes
+
+
+def touched_notes(cfg: Config) -> set[str]:
+    """The vault's tracked files whose stat differs from git's index, found once before a pass in batches reads
+    any: the only ones among its unchanged notes that can have been saved again (``resaved``)."""
+    try:
+        return VaultRepo(cfg.vault).touched()
+    except (NotARepository, GitFailed):
+        return set()  # the pass itself says why it cannot commit
+
+
+def _holds_secret(path: Path) -> bool:
+    try:
+        return bool(scan_bytes(path.read_bytes()))
+    except OSError:
+        return True  # unreadable now: not committed this pass
 
 
 def begin_writes(setting: Setting, leftovers: list[Path], stamp: str) -> None:

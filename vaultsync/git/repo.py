@@ -19,6 +19,7 @@ from pathlib import Path
 from vaultsync.git import feed
 from vaultsync.git import tree as gittree
 from vaultsync.git.feed import IndexFeed
+from vaultsync.git.index import blob_id
 from vaultsync.git.run import (
     Author,
     Git,
@@ -44,6 +45,7 @@ TREE_EDIT_MAX = 200  # commits of up to this many paths edit HEAD's trees instea
 # update-index reading paths from standard input, every new blob through bulk check-in into one pack
 PACKED_UPDATE = ("-c", "core.bigFileThreshold=1", "update-index", "--add", "--remove", "-z", "--stdin")
 ZERO_OID = "0" * 40
+MODIFIED_NAMED_MAX = 100  # ``modified`` names this many paths to git; more are filtered from its whole listing
 
 
 class VaultRepo:
@@ -296,6 +298,31 @@ class VaultRepo:
             return
         for start in range(0, len(wanted), feed.PACK_CHUNK):
             self.git.text(*PACKED_UPDATE, stdin=nul_list(wanted[start : start + feed.PACK_CHUNK]))
+
+    def modified(self, paths: Collection[str]) -> dict[str, str]:
+        """Those of ``paths`` that git tracks and whose file differs from what the real index holds, each with
+        the blob id of the file as read here.
+
+        ``diff-files`` goes by the index's stat data, so a file merely touched is listed too; each one listed is
+        then hashed and compared with its index entry, so only a real difference of bytes remains. A few paths
+        are given to git by name; more are filtered here from what it lists, which costs a stat per tracked file.
+        """
+        wanted = set(paths)
+        listed = self.touched(wanted if len(wanted) <= MODIFIED_NAMED_MAX else ()) & wanted if wanted else set()
+        on_disk: dict[str, str] = {}
+        for path in listed:
+            try:
+                on_disk[path] = blob_id((self.root / path).read_bytes())
+            except OSError:
+                continue  # gone or unreadable meanwhile: nothing to commit for it now
+        return {path: on_disk[path] for path in self.unlike(on_disk)} if on_disk else {}
+
+    def touched(self, paths: Collection[str] = ()) -> set[str]:
+        """Tracked files (of ``paths``, or all) whose stat data differs from the real index's: a superset of those
+        changed, found without reading a file."""
+        named = [f":(literal){p}" for p in sorted(paths)]
+        out = self.git.bytes("diff-files", "--name-only", "-z", "--", *named)
+        return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
 
     def unlike(self, expected: Mapping[str, str]) -> set[str]:
         """The paths of ``expected`` (path -> blob id) that git's index does not hold with exactly that blob."""

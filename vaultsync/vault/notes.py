@@ -26,6 +26,7 @@ DATE_KEYS = frozenset({"timestamp", "date", "updated", "created", "lastAccessed"
 VAULT_NAMES = {"date": "timestamp", "superseded_by": "supersededBy"}
 SUPERSEDED = "supersededBy"
 FACT_DERIVED = ("entity", "mentions", "daily")
+TEXT_PROPERTY = "text"  # the fact text again, as a property Bases can show (``[vault] fact_text_property``)
 ENTITY_DERIVED = ("kind", "aliases", "tags", "facts_active", "facts_superseded", "related", "updated")
 # A person's edit to these is kept: it moves into summary.md's own properties (and so reaches the agent).
 ENTITY_KEEPABLE = ("aliases", "tags")
@@ -113,6 +114,7 @@ class FactView:
     mentions: tuple[str, ...]
     superseded_link: Callable[[str], str | None]  # fact id -> link, None when the id is not a known fact
     daily_folder: str = "Daily"
+    text_property: bool = False  # ``[vault] fact_text_property``: the text shown as the property TEXT_PROPERTY too
 
 
 _SOURCE_DAY = re.compile(r"(?:^|/)memory/(\d{4}-\d{2}-\d{2})\.md\b|^(\d{4}-\d{2}-\d{2})$")
@@ -149,6 +151,9 @@ def fact_properties(record: Record, view: FactView) -> dict[str, Any]:
         link = daily_link(record.get("source"), view.daily_folder)
         if link:
             props["daily"] = link
+    text = record.get("fact")
+    if view.text_property and isinstance(text, str) and TEXT_PROPERTY not in record:
+        props[TEXT_PROPERTY] = text.rstrip("\r\n")
     return props
 
 
@@ -176,6 +181,7 @@ def fact_record(
     base: Record | None,
     style: Mapping[str, str],
     note_ids: Mapping[str, str] | None = None,
+    text_property: bool = False,
 ) -> Record:
     """The memory record a fact note stands for.
 
@@ -183,9 +189,15 @@ def fact_record(
     property names to the key this entity's items.json uses (e.g. ``timestamp`` -> ``date``); ``note_ids``
     maps the entity's note names to fact ids, so a link to note ``f1~2`` reads back as the id ``f1``. Raises
     NoteError for a note with both a ``fact`` property and a different text in its body.
+
+    With ``text_property`` the note holds the text twice, in its body and in the property ``text`` (unless the
+    fact has a ``text`` key of its own, which is then an ordinary property): an edited body wins; a property
+    edited while the body was not (or the body emptied) is taken. Either way the next render makes both agree.
     """
     base = base or {}
     derived = set(derived_names(FACT_DERIVED, base))
+    if text_property and TEXT_PROPERTY not in base:
+        derived.add(TEXT_PROPERTY)
     names = {vault_name(k, base): k for k in base}
     values: dict[str, Any] = {}
     for name, value in props.items():
@@ -200,6 +212,12 @@ def fact_record(
     # The body is the fact text. Trailing line breaks an editor adds are not part of it, unless the synced
     # text had them; a record that never had a text gains one only when the person writes one.
     text = body.rstrip("\r\n")
+    if TEXT_PROPERTY in derived and isinstance(props.get(TEXT_PROPERTY), str):
+        before = base.get("fact")
+        before = before.rstrip("\r\n") if isinstance(before, str) else None
+        edited = str(props[TEXT_PROPERTY]).rstrip("\r\n")
+        if (text == before or not text.strip()) and edited != before and edited.strip():
+            text = edited  # the body as synced (or emptied): the property's edit is the person's
     shown = values.get("fact", text)
     if text.strip() and not (isinstance(shown, str) and shown.rstrip("\r\n") == text):
         # A text that is not a string (a list) is shown as the 'fact' property: the body is not the text then,
@@ -223,8 +241,10 @@ def fact_record(
 
 
 # -- entities ------------------------------------------------------------------------------------------------
-def facts_view(facts_dir: str) -> str:
-    """The live table of an entity's facts; conflict copies in ``facts/`` are the person's to merge, not facts."""
+def facts_view(facts_dir: str, text: bool = False) -> str:
+    """The live table of an entity's facts; conflict copies in ``facts/`` are the person's to merge, not facts.
+    ``text``: a column of the fact texts, from the property ``[vault] fact_text_property`` adds."""
+    column = f"      - {TEXT_PROPERTY}\n" if text else ""
     return (
         f"{VIEW_MARKER}\n"
         "```base\n"
@@ -238,6 +258,7 @@ def facts_view(facts_dir: str) -> str:
         "    name: Facts\n"
         "    order:\n"
         "      - file.name\n"
+        f"{column}"
         "      - status\n"
         "      - category\n"
         "      - timestamp\n"
@@ -254,9 +275,10 @@ def entity_properties(content: EntityContent, derived: Mapping[str, Any]) -> dic
     return props
 
 
-def render_entity(content: EntityContent, derived: Mapping[str, Any], facts_dir: str) -> str:
+def render_entity(content: EntityContent, derived: Mapping[str, Any], facts_dir: str, text: bool = False) -> str:
     props = entity_properties(content, derived)
-    return join_note(dump_properties(props, date_keys=DATE_KEYS), f"{content.body}\n{facts_view(facts_dir)}")
+    body = f"{content.body}\n{facts_view(facts_dir, text)}"
+    return join_note(dump_properties(props, date_keys=DATE_KEYS), body)
 
 
 def fact_body(record: Record) -> str:

@@ -160,14 +160,15 @@ class _Scanner:
         """
         if f"{name}.md" in files:
             return [f"{name}.md"]
-        view = facts_view(self.layout.facts_dir(rel)).encode()
+        views = [facts_view(self.layout.facts_dir(rel), text).encode() for text in (False, True)]
         found = []
         for other in sorted(files):
             path = f"{rel_dir}/{other}"
             if not other.endswith(".md") or CONFLICT_MARK in other or FOREIGN_COPY.search(other[:-3]):
                 continue
             try:
-                if view in (self.root / path).read_bytes():
+                data = (self.root / path).read_bytes()
+                if any(view in data for view in views):
                     found.append(other)
             except OSError:
                 continue  # gone meanwhile, or unreadable: not this entity's note as far as this pass can tell
