@@ -10,7 +10,7 @@ from datetime import date
 from typing import Any
 
 from vaultsync.config import Config
-from vaultsync.model import ExitCode
+from vaultsync.model import ExitCode, Problem, Report
 
 SCHEDULED = "what the schedule runs: output goes to the rotated log, not stdout"
 
@@ -77,14 +77,7 @@ def _janitor(cfg: Config, args: argparse.Namespace) -> int:
         print(f"{verb}: {old} -> {new}")
     if not (result.sections or result.daily):
         print("nothing to archive")
-    for problem in result.problems:
-        print(f"{problem.severity}: {problem.line()}")
-    if result.sync is not None:
-        commits = " ".join(sha[:10] for sha in result.sync.commits)
-        print(f"sync: wrote {result.sync.files_written} file(s)" + (f", commit(s): {commits}" if commits else ""))
-        if result.sync.stopped:
-            print(f"sync stopped: {result.sync.stopped}")
-    return int(result.exit_code)
+    return _problems_and_pass(result.problems, result.sync, result.exit_code)
 
 
 def _review(cfg: Config, args: argparse.Namespace) -> int:
@@ -136,11 +129,16 @@ def _extract(cfg: Config, args: argparse.Namespace) -> int:
         print("no new daily-note text")
     elif not (result.proposals or result.rejected or result.problems):
         print(f"nothing proposed from {', '.join(result.notes)}")
-    for problem in result.problems:
+    return _problems_and_pass(result.problems, result.sync, result.exit_code)
+
+
+def _problems_and_pass(problems: list[Problem], report: Report | None, code: int) -> int:
+    """The end a health command prints the same way: its problems, then what the pass after it wrote."""
+    for problem in problems:
         print(f"{problem.severity}: {problem.line()}")
-    if result.sync is not None:
-        commits = " ".join(sha[:10] for sha in result.sync.commits)
-        print(f"sync: wrote {result.sync.files_written} file(s)" + (f", commit(s): {commits}" if commits else ""))
-        if result.sync.stopped:
-            print(f"sync stopped: {result.sync.stopped}")
-    return int(result.exit_code)
+    if report is not None:
+        commits = " ".join(sha[:10] for sha in report.commits)
+        print(f"sync: wrote {report.files_written} file(s)" + (f", commit(s): {commits}" if commits else ""))
+        if report.stopped:
+            print(f"sync stopped: {report.stopped}")
+    return int(code)

@@ -34,9 +34,7 @@ def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
         print(f"vaultsync: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     if args.json:
-        json.dump(result.to_json(), sys.stdout, ensure_ascii=False, indent=2)
-        print()
-        return ExitCode.CLEAN
+        return _print_json(result.to_json())
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -71,9 +69,7 @@ def log_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
         print(f"vaultsync: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     if args.json:
-        json.dump(result.to_json(), sys.stdout, ensure_ascii=False, indent=2)
-        print()
-        return ExitCode.CLEAN
+        return _print_json(result.to_json())
     if not result.changes:
         print("no changes")
         return ExitCode.CLEAN
@@ -91,4 +87,11 @@ def log_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
         when = change.when.replace("T", " ")[:16]
         table.add_row(when, Text(change.who), Text(change.what), Text(note), change.commit[:10])
     Console(highlight=False).print(table)
+    return ExitCode.CLEAN
+
+
+def _print_json(document: object) -> int:
+    """``--json``: one document on standard output and nothing else, as scripts expect."""
+    json.dump(document, sys.stdout, ensure_ascii=False, indent=2)
+    print()
     return ExitCode.CLEAN
