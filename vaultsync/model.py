@@ -38,6 +38,30 @@ class Severity(StrEnum):
 
 
 @dataclass(frozen=True)
+class Actor:
+    """Who a change is made for, so git can say who acted: the agent (its own memory files), the person (vault
+    edits, review ticks, inbox decisions, resolved conflicts) or a program writing through the API, by the name
+    it gives (``client``: ``openclaw``, an MCP client's own name)."""
+
+    kind: str  # "agent", "person" or "client"
+    client: str = ""
+
+    def label(self) -> str:
+        return f"api ({self.client})" if self.kind == "client" else self.kind
+
+
+AGENT = Actor("agent")
+PERSON = Actor("person")
+
+
+def client(name: str | None) -> Actor:
+    """The actor for a program writing through the HTTP API or MCP; a name it does not give reads ``unnamed``.
+    The name is cut to what a commit author line can hold (printable, no angle brackets, 40 characters)."""
+    clean = "".join(c for c in (name or "") if c.isprintable() and c not in "<>\n").strip()[:40]
+    return Actor("client", clean or "unnamed")
+
+
+@dataclass(frozen=True)
 class Problem:
     path: str
     message: str

@@ -142,11 +142,11 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
             # takes every key of the base).
             emptied = gone or any(is_file(k) and is_deleted(u) for k, u in world.units.items())
             missing = narrowed.base.missing_places(cfg, layout) if emptied else ""
-            report.stopped = missing or deletion_guard(world, cfg, narrowed.unread)
+            report.stopped = missing or deletion_guard(world, cfg, narrowed.unread, options.deleting)
     elif not options.confirm_deletes:
         empty = {"memory": not mem.entities and not mem.files, "vault": not vault.entities and not vault.files}
         missing = empty_side(empty, bool(base)) or missing_places(cfg, layout, base)
-        report.stopped = missing or deletion_guard(world, cfg)
+        report.stopped = missing or deletion_guard(world, cfg, meant=options.deleting)
     if report.stopped:
         report.stopped += "; nothing was written (run again with --yes to confirm)"
         return report
@@ -163,11 +163,13 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
     report.conflicts = plan.conflicts
     report.actions = [a.describe() for a in plan.actions]
     fresh_notes = notes_once(report, store, world.foreign)
-    report.open_conflicts = sorted(vault.conflict_copies)
+    known = store.conflicts() | {c.copy_path: (c.key, c.detail) for c in options.conflicts}
+    # Copies the scan does not read as notes (the remote round's copy of any other file) are open while they exist.
+    report.open_conflicts = sorted(set(vault.conflict_copies) | {p for p in known if (cfg.vault / p).exists()})
     if narrowed is not None:  # the copies it did not read are as the last settled pass left them
         unread = [p for p in narrowed.seen.conflicts if (cfg.vault / p).exists()]
         report.open_conflicts = sorted(set(report.open_conflicts) | set(unread))
-    gone, carried, resolved = settle_conflicts(cfg, layout, store.conflicts(), moves)
+    gone, carried, resolved = settle_conflicts(cfg, layout, known, moves)
     person_paths |= {p for path in carried for p in (path, carried[path][2])}
     if options.dry_run:
         return report
@@ -176,7 +178,9 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
     if repo is None:
         return report
     person_changes = [c for c in changes if c.side == "vault"]
-    person_changes += [Change("vault", scope_of(store.conflicts()[p][0]), "conflict resolved") for p in resolved]
+    settled_copies = [Change("vault", scope_of(known[p][0]), "conflict resolved") for p in resolved]
+    person_changes += settled_copies
+    report.changes += settled_copies
     # In a scoped pass a note saved again is one the quick check saw change.
     unchanged = unchanged_blobs(world, narrowed.seen.vault if narrowed is not None else None)
     again, said = resaved(repo, unchanged, earlier)
@@ -212,7 +216,8 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
             {k: v for k, v in plan.upserts.items() if k not in failed},
             [k for k in plan.deletes if k not in failed],
             ids=world.ids(),
-            conflicts={c.copy_path: (c.key, c.detail) for c in plan.conflicts} | {p: c[:2] for p, c in carried.items()},
+            conflicts={c.copy_path: (c.key, c.detail) for c in (*options.conflicts, *plan.conflicts)}
+            | {p: c[:2] for p, c in carried.items()},
             resolved=gone,
             reported=fresh_notes,
             layout=cfg.layout.as_json(),

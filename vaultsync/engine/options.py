@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from vaultsync.model import Progress
+from vaultsync.model import AGENT, Actor, Conflict, Progress
 
 
 @dataclass(frozen=True)
@@ -29,3 +29,12 @@ class PassOptions:
     # looked at, so the next plain pass's walk still finds anything else changed. Ignored (a whole walk) when
     # the snapshot cannot vouch for the rest: none, another config's, a dry run.
     changed_memory: frozenset[str] | None = None
+    # Who the memory side's commit is made for: the agent, the person (a review fix, an inbox decision) or an
+    # API client by name. The person's own vault edits are always committed as the person.
+    actor: Actor = AGENT
+    # Unit keys a use case deleted on purpose before the pass (the janitor's archived daily notes): the mass
+    # deletion guard does not count them, while every other guard (a missing folder, an emptied side) stands.
+    deleting: frozenset[str] = frozenset()
+    # Conflict copies the remote round made before the pass (a file changed here and on the remote): the pass
+    # keeps them with its own, so they stay open, and exit 1, until the person deletes them.
+    conflicts: tuple[Conflict, ...] = ()

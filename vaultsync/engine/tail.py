@@ -28,7 +28,7 @@ from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import Author, GitFailed, NotARepository
 from vaultsync.git.secrets import scan_bytes
 from vaultsync.keys import is_file, mem_path_of, rel_of, scope_of
-from vaultsync.model import Change, Problem, Report, Severity
+from vaultsync.model import PERSON, Change, Problem, Report, Severity
 from vaultsync.state import snapshot
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
@@ -206,7 +206,7 @@ def commit_person(setting: Setting, repo: VaultRepo, report: Report, paths: set[
     """Commit the person's edits as the person, before anything is written: their words are in git whatever
     happens next. False (the pass stopped, with the reason) when git refused."""
     cfg = setting.cfg
-    person = repo.person(cfg.git.person_name, cfg.git.person_email)
+    person = repo.author(PERSON, cfg.git)
     if not commit(repo, cfg.vault, paths, message("vault -> memory", changes), person, report):
         report.stopped = "could not commit the person's edits; nothing was written"
         return False
@@ -282,7 +282,7 @@ def commit_agent(
     of uncommitted notes stays for the next pass to commit.
     """
     cfg = setting.cfg
-    agent = Author(cfg.git.agent_name, cfg.git.agent_email)
+    agent = repo.author(setting.options.actor, cfg.git)
     text = message("memory -> vault", changes, touched)
     if setting.options.commit_subject:
         text = f"{setting.options.commit_subject}\n\n{text}"

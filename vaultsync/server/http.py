@@ -34,12 +34,14 @@ from vaultsync.app.history import HistoryError, history
 from vaultsync.app.recall import Recaller, RecallOptions, UsageError, parse_kinds
 from vaultsync.app.sync import LockHeld, PassOptions, overview, sync
 from vaultsync.config import Config
+from vaultsync.model import client
 from vaultsync.server.events import Events
 
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 OBSIDIAN_ORIGIN = "app://obsidian.md"
 MAX_BODY = 64 * 1024
 RETRY_AFTER = "2"
+CLIENT_HEADER = "X-Vaultsync-Client"
 log = logging.getLogger("vaultsync.server")
 
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(HTTPBearer(auto_error=False))]
@@ -52,6 +54,10 @@ FactId = Annotated[str, Path(max_length=200, description="the fact's id, e.g. sa
 IfMatch = Annotated[str | None, Header(max_length=1_000, description="the ETag read with the fact; 412 if it changed")]
 Words = Annotated[str | None, Query(min_length=1, max_length=2_000, description="plain words; no search syntax")]
 Day = Annotated[str | None, Query(max_length=100, description="a date, YYYY-MM-DD")]
+Client = Annotated[
+    str | None,
+    Header(alias=CLIENT_HEADER, max_length=200, description="the program writing, named in git: vaultsync api (name)"),
+]
 
 
 class FactFields(BaseModel):
@@ -122,7 +128,7 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         CORSMiddleware,
         allow_origins=[OBSIDIAN_ORIGIN],
         allow_methods=["GET", "POST", "PATCH", "DELETE"],
-        allow_headers=["Authorization", "Content-Type", "If-Match"],
+        allow_headers=["Authorization", "Content-Type", "If-Match", CLIENT_HEADER],
         expose_headers=["ETag", "Retry-After"],
     )
     app.add_middleware(_Guard, hosts=hosts)  # added last, so it runs first
@@ -162,25 +168,32 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         return _fact(entities.get_fact(cfg, fact_id, entity))
 
     @app.post("/facts", status_code=201, dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
-    def remember(body: RememberBody) -> Response:
+    def remember(body: RememberBody, by: Client = None) -> Response:
         with events.pass_of("remember") as done:
-            written = memory.remember(cfg, body.entity, body.fact, body.extra(), create=body.create)
+            written = memory.remember(cfg, body.entity, body.fact, body.extra(), create=body.create, actor=client(by))
             return answered(done(written), 201)
 
     @app.post("/facts/{fact_id}/supersede", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
     def supersede(
-        fact_id: FactId, body: SupersedeBody, entity: EntityQuery = None, if_match: IfMatch = None
+        fact_id: FactId, body: SupersedeBody, entity: EntityQuery = None, if_match: IfMatch = None, by: Client = None
     ) -> Response:
         with events.pass_of("supersede") as done:
             written = memory.supersede(
-                cfg, fact_id, by=body.by, fact=body.fact, fields=body.extra(), entity=entity, if_match=if_match
+                cfg,
+                fact_id,
+                by=body.by,
+                fact=body.fact,
+                fields=body.extra(),
+                entity=entity,
+                if_match=if_match,
+                actor=client(by),
             )
             return answered(done(written))
 
     @app.delete("/facts/{fact_id}", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
-    def forget(fact_id: FactId, entity: EntityQuery = None, if_match: IfMatch = None) -> Response:
+    def forget(fact_id: FactId, entity: EntityQuery = None, if_match: IfMatch = None, by: Client = None) -> Response:
         with events.pass_of("forget") as done:
-            return answered(done(memory.forget(cfg, fact_id, entity=entity, if_match=if_match)))
+            return answered(done(memory.forget(cfg, fact_id, entity=entity, if_match=if_match, actor=client(by))))
 
     @app.patch("/facts/{fact_id}", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
     def patch(
@@ -188,9 +201,11 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         changes: Annotated[dict[str, Any], Body(description="fields to set; null removes a field")],
         entity: EntityQuery = None,
         if_match: IfMatch = None,
+        by: Client = None,
     ) -> Response:
         with events.pass_of("patch") as done:
-            return answered(done(memory.patch(cfg, fact_id, changes, entity=entity, if_match=if_match)))
+            written = memory.patch(cfg, fact_id, changes, entity=entity, if_match=if_match, actor=client(by))
+            return answered(done(written))
 
     @app.get("/recall", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
     def recall_route(

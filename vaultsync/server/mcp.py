@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
@@ -23,6 +23,7 @@ from vaultsync.app.recall import RecallOptions, UsageError
 from vaultsync.app.recall import recall as recall_memory
 from vaultsync.app.sync import LockHeld, PassOptions, overview, sync
 from vaultsync.config import Config
+from vaultsync.model import Actor, client
 
 INSTRUCTIONS = (
     "Long-term memory kept as facts about entities (people, companies, projects) in files that a person also "
@@ -49,6 +50,12 @@ def _answer(call: Callable[[], Any]) -> dict[str, Any]:
     return result.to_json() if hasattr(result, "to_json") else result
 
 
+def _actor(ctx: Context) -> Actor:
+    """The client as it named itself when it connected (``clientInfo.name``): git names it as the actor."""
+    params = ctx.session.client_params
+    return client(params.client_info.name if params is not None else None)
+
+
 def _fields(**given: Any) -> dict[str, Any]:
     return {k: v for k, v in given.items() if v is not None}
 
@@ -68,9 +75,11 @@ def _register(server: MCPServer, cfg: Config) -> None:
         timestamp: Annotated[str | None, Field(description="when it became true, YYYY-MM-DD; default today")] = None,
         source: Annotated[str | None, Field(description="where it came from, e.g. conversation")] = None,
         create: Annotated[bool, Field(description="create the entity if it does not exist")] = False,
+        ctx: Context | None = None,
     ) -> dict[str, Any]:
         extra = _fields(category=category, timestamp=timestamp, source=source)
-        return _answer(lambda: memory.remember(cfg, entity, fact, extra, create=create))
+        actor = _actor(ctx) if ctx is not None else client(None)
+        return _answer(lambda: memory.remember(cfg, entity, fact, extra, create=create, actor=actor))
 
     @server.tool(
         description="Mark a fact as no longer true, replaced by an existing fact ('by') or by a new one ('fact'). "
@@ -82,13 +91,16 @@ def _register(server: MCPServer, cfg: Config) -> None:
         fact: Annotated[str | None, Field(description="text of a new fact that replaces it")] = None,
         category: Opt = None,
         entity: Pick = None,
+        ctx: Context | None = None,
     ) -> dict[str, Any]:
         extra = _fields(category=category)
-        return _answer(lambda: memory.supersede(cfg, id, by=by, fact=fact, fields=extra, entity=entity))
+        actor = _actor(ctx) if ctx is not None else client(None)
+        return _answer(lambda: memory.supersede(cfg, id, by=by, fact=fact, fields=extra, entity=entity, actor=actor))
 
     @server.tool(description="Remove a fact from memory entirely (git history and the trash keep a copy).")
-    def forget(id: FactId, entity: Pick = None) -> dict[str, Any]:
-        return _answer(lambda: memory.forget(cfg, id, entity=entity))
+    def forget(id: FactId, entity: Pick = None, ctx: Context | None = None) -> dict[str, Any]:
+        actor = _actor(ctx) if ctx is not None else client(None)
+        return _answer(lambda: memory.forget(cfg, id, entity=entity, actor=actor))
 
     @server.tool(description="Read an entity: its summary and its active, superseded and other facts, with ids.")
     def get_entity(entity: Entity) -> dict[str, Any]:
