@@ -58,7 +58,7 @@ from vaultsync.memory.items_edit import (
     apply_edits,
     new_items_file,
 )
-from vaultsync.model import AGENT, Actor, Record, Report
+from vaultsync.model import AGENT, Actor, Record, RemoteState, Report
 from vaultsync.state import runs
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
@@ -89,7 +89,13 @@ class Written:
             "synced": not self.report.stopped,
             "sync": {"exit_code": int(self.report.exit_code), "summary": runs.summarize(self.report)},
             "commits": self.report.commits,
+            # With a [remote], the write ran the remote round: pushed, or waiting (exit 6) and why.
+            "remote": _remote(self.report.remote) if self.report.remote is not None else None,
         }
+
+
+def _remote(state: RemoteState) -> dict[str, Any]:
+    return {"pushed": state.pushed, "waiting_since": state.waiting_since or None, "why": state.why or None}
 
 
 # -- the four writes ---------------------------------------------------------------------------------------
