@@ -43,10 +43,10 @@ from vaultsync import config as configmod
 from vaultsync.app.init import init_vault
 from vaultsync.app.sync import status
 from vaultsync.config import ConfigError
-from vaultsync.engine.options import PassOptions
 from vaultsync.engine.run import run_pass
 from vaultsync.fs import LockHeld
 from vaultsync.model import Change, Conflict, ExitCode, Problem, Report, Severity
+from vaultsync.options import PassOptions
 from vaultsync.state import runs
 from vaultsync.vault.notes import VIEW_MARKER
 

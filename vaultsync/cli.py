@@ -284,7 +284,7 @@ def _run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"vaultsync: {exc}", file=sys.stderr)
         return ExitCode.USAGE
-    from vaultsync.app.sync import git_missing
+    from vaultsync.api import git_missing
 
     missing = git_missing()
     if missing:
@@ -307,7 +307,7 @@ def _run(args: argparse.Namespace) -> int:
 
         return serve_command(cfg, args)
 
-    from vaultsync.app.sync import LockHeld, PassOptions, status, sync
+    from vaultsync.api import LockHeld, PassOptions, status, sync
 
     try:
         progress = _ProgressBar() if sys.stderr.isatty() and not args.json else None
@@ -352,7 +352,7 @@ def _print_quiet(report: Report) -> None:
 
 def _scheduled(args: argparse.Namespace) -> int:
     """A pass started by cron or a systemd timer: its output goes to the rotated log, led by one timestamped line."""
-    from vaultsync.app.schedule import absolute_config, write_log
+    from vaultsync.api import absolute_config, write_log
 
     config = absolute_config(configmod.config_path(args.config))
     output = io.StringIO()
@@ -367,8 +367,7 @@ def _scheduled(args: argparse.Namespace) -> int:
 
 
 def _init(args: argparse.Namespace, path: Path) -> int:
-    from vaultsync.app.init import init_vault
-    from vaultsync.app.sync import git_missing
+    from vaultsync.api import git_missing, init_vault
 
     missing = git_missing()
     if missing:

@@ -12,7 +12,7 @@ from vaultsync.model import ExitCode
 
 
 def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
-    from vaultsync.app.recall import RecallOptions, UsageError, parse_kinds, recall
+    from vaultsync.api import RecallOptions, UsageError, parse_kinds, recall
 
     try:
         kinds = parse_kinds(args.kind)
@@ -58,7 +58,7 @@ def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
 
 
 def log_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
-    from vaultsync.app.history import HistoryError, Invalid, history
+    from vaultsync.api import HistoryError, Invalid, history
 
     try:
         result = history(cfg, args.target, since=args.since, limit=max(1, args.limit))

@@ -8,7 +8,7 @@ import contextlib
 import ipaddress
 import sys
 
-from vaultsync.app.init import load_token
+from vaultsync.api import load_token
 from vaultsync.config import Config, ConfigError
 from vaultsync.model import ExitCode
 

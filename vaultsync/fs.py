@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vaultsync.errors import VaultsyncError
+
 TEMP_SUFFIX = ".vstmp"  # staged writes; a killed pass may leave one, and the next pass removes it
 
 
@@ -32,8 +34,10 @@ class BeingWritten(RuntimeError):
     """The file's size moved while it was read: another program was writing it. Read it next pass."""
 
 
-class LockHeld(RuntimeError):
+class LockHeld(VaultsyncError, RuntimeError):
     """Another pass holds the lock."""
+
+    kind = "busy"
 
 
 def digest(data: bytes) -> str:

@@ -10,8 +10,7 @@ import threading
 from datetime import datetime
 from types import FrameType
 
-from vaultsync.app.sync import summary
-from vaultsync.app.watch import watch
+from vaultsync.api import summary, watch
 from vaultsync.config import Config
 from vaultsync.model import ExitCode, Report
 

@@ -20,11 +20,11 @@ from vaultsync.app.facts import Invalid, NotFound, check_entity, entity_dir
 from vaultsync.app.memory import new_record
 from vaultsync.app.write import Applied, Change, write
 from vaultsync.config import Config
-from vaultsync.engine.options import PassOptions
 from vaultsync.fs import FileChanged, atomic_write, read_or_none
 from vaultsync.memory.items import ItemsError, parse_items
 from vaultsync.memory.items_edit import AppendEntry, Edit, SetFields, apply_edits, new_items_file
 from vaultsync.model import AGENT, PERSON, Actor, Report
+from vaultsync.options import PassOptions
 
 __all__ = ["MemoryEditError", "MemoryWrite", "add_facts", "edit_facts", "write_summary"]
 

@@ -18,7 +18,6 @@ from typing import Any
 
 from vaultsync.app.write import Applied, Change, Stopped, write
 from vaultsync.config import Config
-from vaultsync.engine.options import PassOptions
 from vaultsync.fs import FileChanged, atomic_write, read_or_none, remove_checked, settle
 from vaultsync.keys import file_key
 from vaultsync.memory.archive import (
@@ -32,6 +31,7 @@ from vaultsync.memory.sections import Section, SectionsError, due, expired, hold
 from vaultsync.memory.sizes import BOOTSTRAP_FILES, size_problems
 from vaultsync.model import AGENT, ExitCode, Problem, Report, Severity
 from vaultsync.names import daily_date
+from vaultsync.options import PassOptions
 
 __all__ = ["ArchivedSection", "JanitorResult", "janitor"]
 

@@ -46,6 +46,7 @@ from vaultsync.app.facts import (
 )
 from vaultsync.app.write import Applied, Change, Stopped, write
 from vaultsync.config import Config
+from vaultsync.errors import VaultsyncError
 from vaultsync.fs import FileChanged, atomic_write
 from vaultsync.memory.identity import next_fact_id
 from vaultsync.memory.items import ItemsDoc
@@ -70,8 +71,10 @@ WAIT = 120.0  # seconds a write waits for the lock before giving up (a first imp
 _TRIES = 20  # an agent rewriting items.json this many times while one write is planned: give up, say so
 
 
-class Stale(RuntimeError):
+class Stale(VaultsyncError):
     """The caller's ETag no longer matches the fact: it changed (in the file or its note) since it was read."""
+
+    kind = "stale"
 
 
 @dataclass

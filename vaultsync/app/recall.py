@@ -16,6 +16,7 @@ from datetime import date
 from typing import Any
 
 from vaultsync.config import Config
+from vaultsync.errors import VaultsyncError
 from vaultsync.state.files import StateFiles
 from vaultsync.state.recall import Candidate, Doc, Filters, IndexBroken, RecallIndex, open_index
 from vaultsync.state.recall_query import Term, terms
@@ -36,13 +37,12 @@ MAX_KEPT = 5  # the rarest words kept after pruning; further ones barely move th
 RECENCY_TIE = 0.01
 
 
-class UsageError(ValueError):
+class UsageError(VaultsyncError, ValueError):
     """An option recall cannot use (a date that is not one, an entity the memory does not hold); ``field``
     names the option, so a face can point at it (the HTTP API's 422, the CLI's message)."""
 
-    def __init__(self, message: str, field: str = "") -> None:
-        super().__init__(message)
-        self.field = field
+    def detail(self) -> Any:
+        return [{"loc": ["query", self.field], "msg": self.message, "type": "value_error"}]
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,6 @@ from datetime import datetime
 from pathlib import PurePosixPath
 
 from vaultsync.config import Config
-from vaultsync.engine.options import PassOptions
 from vaultsync.fs import FileChanged, atomic_write
 from vaultsync.git.remote import Remote, Unreachable
 from vaultsync.git.repo import VaultRepo
@@ -29,6 +28,7 @@ from vaultsync.git.run import GitFailed, NotARepository
 from vaultsync.git.secrets import scan_bytes
 from vaultsync.git.worktree import follow
 from vaultsync.model import AGENT, Conflict, Problem, RemoteState, Report, Severity
+from vaultsync.options import PassOptions
 from vaultsync.state import remote as record
 from vaultsync.state.files import StateFiles
 from vaultsync.vault.scan import CONFLICT_MARK, conflict_copy_name

@@ -14,8 +14,8 @@ from typing import Any
 
 from vaultsync.app.write import LOCK_HELD, Change, LockHeld, write
 from vaultsync.config import Config
-from vaultsync.engine.options import PassOptions
 from vaultsync.model import Report
+from vaultsync.options import PassOptions
 from vaultsync.state import runs
 
 __all__ = ["LOCK_HELD", "LockHeld", "PassOptions", "git_missing", "overview", "status", "summary", "sync"]

@@ -26,10 +26,11 @@ from dataclasses import dataclass, field, replace
 
 from vaultsync.config import Config
 from vaultsync.engine.finish import commit_files
-from vaultsync.engine.options import PassOptions
 from vaultsync.engine.run import missing_roots, run_pass
+from vaultsync.errors import VaultsyncError
 from vaultsync.fs import LockHeld, run_lock
 from vaultsync.model import AGENT, Actor, ExitCode, Report
+from vaultsync.options import PassOptions
 from vaultsync.state import runs
 from vaultsync.state.files import StateFiles
 
@@ -43,8 +44,10 @@ _PAUSE = 0.02  # seconds between two tries of a held lock, for a write waiting a
 Wait = float | Callable[[], bool] | None
 
 
-class Stopped(RuntimeError):
+class Stopped(VaultsyncError):
     """A memory root or the vault is missing: nothing was written."""
+
+    kind = "stopped"
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,6 @@ from vaultsync.core.planner import make_plan
 from vaultsync.core.scope import SCOPE_MAX, Names
 from vaultsync.core.units import gather
 from vaultsync.engine.apply import Applied, apply_plan
-from vaultsync.engine.options import PassOptions
 from vaultsync.engine.quick import Carry, Patch, record
 from vaultsync.engine.scoped import Narrowed, narrow_pass, standing_unread
 from vaultsync.engine.tail import (
@@ -41,6 +40,7 @@ from vaultsync.keys import is_file, scope_of
 from vaultsync.memory.sizes import scanned_size_problems
 from vaultsync.memory.tree import MemoryScan, list_memory, scan_memory, scan_memory_scope
 from vaultsync.model import Change, Problem, Report
+from vaultsync.options import PassOptions
 from vaultsync.state.base import BaseStore, BaseUnreadable
 from vaultsync.state.files import StateFiles
 from vaultsync.state.snapshot import Seen

@@ -8,9 +8,9 @@ is work, so the common hourly pass with nothing to do starts in the time a bare 
 from __future__ import annotations
 
 from vaultsync.config import Config
-from vaultsync.engine.options import PassOptions
 from vaultsync.engine.quick import QuickCheck
 from vaultsync.model import Report
+from vaultsync.options import PassOptions
 from vaultsync.state.walk import walk_memory
 
 

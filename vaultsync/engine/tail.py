@@ -21,7 +21,6 @@ from vaultsync.core.changes import message, unchanged_notes
 from vaultsync.core.guard import changed_settings, relocated, stranded
 from vaultsync.core.units import World
 from vaultsync.core.vanished import gone, hold
-from vaultsync.engine.options import PassOptions
 from vaultsync.fs import set_aside
 from vaultsync.git.index import blob_id
 from vaultsync.git.repo import VaultRepo
@@ -29,6 +28,7 @@ from vaultsync.git.run import Author, GitFailed, NotARepository
 from vaultsync.git.secrets import scan_bytes
 from vaultsync.keys import is_file, mem_path_of, rel_of, scope_of
 from vaultsync.model import PERSON, Change, Problem, Report, Severity
+from vaultsync.options import PassOptions
 from vaultsync.state import snapshot
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles

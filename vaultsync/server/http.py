@@ -1,8 +1,8 @@
-"""``vaultsync serve``: the local HTTP API for plugins, a thin face over ``vaultsync.app``.
+"""``vaultsync serve``: the local HTTP API for plugins, a thin face over the public surface (``vaultsync.api``).
 
-Each route checks what it is given, calls one ``app/`` function and turns its result or its exception into
-JSON and a status code (the table is ``ERRORS``); it holds no logic of its own, so the CLI, this API and the MCP
-tools cannot behave differently. A route for another use case is a few lines: a function over the app call,
+Each route checks what it is given, calls one use case and turns its result or its error into JSON and a status
+code (from the one table of ``vaultsync/errors.py``); it holds no logic of its own, so the CLI, this API and the
+MCP tools cannot behave differently. A route for another use case is a few lines: a function over the app call,
 decorated with its path and ``dependencies=auth_dep``.
 
 It is meant for one person's machine: it binds 127.0.0.1, wants the bearer token on every route but
@@ -17,7 +17,6 @@ import hmac
 import json
 import logging
 import sys
-from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import Body, Depends, FastAPI, Header, Path, Query, Request
@@ -28,11 +27,20 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 
 from vaultsync import __version__
-from vaultsync.app import entities, memory
-from vaultsync.app.facts import Ambiguous, Invalid, NotFound, Unreadable
-from vaultsync.app.history import HistoryError, history
-from vaultsync.app.recall import Recaller, RecallOptions, UsageError, parse_kinds
-from vaultsync.app.sync import LockHeld, PassOptions, overview, sync
+from vaultsync.api import (
+    LockHeld,
+    PassOptions,
+    Recaller,
+    RecallOptions,
+    UsageError,
+    VaultsyncError,
+    entities,
+    history,
+    memory,
+    overview,
+    parse_kinds,
+    sync,
+)
 from vaultsync.config import Config
 from vaultsync.model import client
 from vaultsync.server.events import Events
@@ -88,17 +96,6 @@ class Problem(BaseModel):
     detail: Any
 
 
-ERRORS: dict[type[Exception], tuple[int, Callable[[Exception], Any]]] = {
-    Invalid: (422, lambda e: [{"loc": [e.field], "msg": e.message, "type": "value_error"}]),  # type: ignore[attr-defined]
-    NotFound: (404, str),
-    Ambiguous: (409, lambda e: {"msg": str(e), "entities": e.entities}),  # type: ignore[attr-defined]
-    memory.Stale: (412, str),
-    Unreadable: (409, str),
-    UsageError: (422, lambda e: [{"loc": ["query", e.field], "msg": str(e), "type": "value_error"}]),  # type: ignore[attr-defined]
-    HistoryError: (409, lambda e: f"cannot read the vault's history: {e}"),
-    LockHeld: (503, lambda e: "a pass held the lock too long; try again"),
-    memory.Stopped: (503, str),
-}
 DOCUMENTED = {code: {"model": Problem} for code in (401, 404, 409, 412, 413, 422, 503)}
 
 
@@ -117,8 +114,7 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
             raise _Unauthorized
 
     auth_dep = [Depends(auth)]
-    for kind, (code, detail) in ERRORS.items():
-        app.add_exception_handler(kind, _handler(code, detail))
+    app.add_exception_handler(VaultsyncError, _refused)
     app.add_exception_handler(
         _Unauthorized, lambda r, e: _error(401, "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"})
     )
@@ -261,12 +257,11 @@ def _error(code: int, detail: Any, headers: dict[str, str] | None = None) -> JSO
     return JSONResponse({"detail": detail}, status_code=code, headers=headers)
 
 
-def _handler(code: int, detail: Callable[[Exception], Any]) -> Callable[[Request, Exception], Response]:
-    def handle(request: Request, exc: Exception) -> Response:
-        headers = {"Retry-After": RETRY_AFTER} if code == 503 else None
-        return _error(code, detail(exc), headers)
-
-    return handle
+def _refused(request: Request, exc: Exception) -> Response:
+    """Every error of the family, from its one table (``vaultsync/errors.py``): its status, and a retry hint
+    for what passes soon (a held lock, a missing root)."""
+    assert isinstance(exc, VaultsyncError)
+    return _error(exc.status, exc.detail(), {"Retry-After": RETRY_AFTER} if exc.retry else None)
 
 
 def _plain(errors: Any) -> Any:

@@ -15,13 +15,17 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from vaultsync.app import entities, memory
-from vaultsync.app.facts import Ambiguous, Invalid, NotFound, Unreadable
-from vaultsync.app.history import HistoryError
-from vaultsync.app.history import history as read_history
-from vaultsync.app.recall import RecallOptions, UsageError
-from vaultsync.app.recall import recall as recall_memory
-from vaultsync.app.sync import LockHeld, PassOptions, overview, sync
+from vaultsync.api import (
+    PassOptions,
+    RecallOptions,
+    VaultsyncError,
+    entities,
+    memory,
+    overview,
+    sync,
+)
+from vaultsync.api import history as read_history
+from vaultsync.api import recall as recall_memory
 from vaultsync.config import Config
 from vaultsync.model import Actor, client
 
@@ -32,7 +36,6 @@ INSTRUCTIONS = (
     "supersede when a fact is no longer true (it stays as history), forget only for a fact that should never "
     "have been kept, and history to see who changed a fact and when."
 )
-EXPECTED = (Invalid, NotFound, Ambiguous, Unreadable, memory.Stale, memory.Stopped, LockHeld, UsageError, HistoryError)
 Entity = Annotated[str, Field(description="the entity's folder under life/, e.g. areas/people/sarah-chen")]
 FactId = Annotated[str, Field(description="the fact's id, e.g. sarah-chen-004")]
 Pick = Annotated[str | None, Field(description="the entity, when several use the same fact id")]
@@ -43,10 +46,8 @@ Kind = Literal["fact", "summary", "memory", "daily"]
 def _answer(call: Callable[[], Any]) -> dict[str, Any]:
     try:
         result = call()
-    except EXPECTED as exc:
-        hint = f" (entities: {', '.join(exc.entities)})" if isinstance(exc, Ambiguous) else ""
-        named = f"{exc.field}: " if isinstance(exc, UsageError) and exc.field else ""
-        raise ToolError(f"{named}{exc}{hint}") from None
+    except VaultsyncError as exc:  # the family's one line, as the command line says it
+        raise ToolError(exc.line()) from None
     return result.to_json() if hasattr(result, "to_json") else result
 
 

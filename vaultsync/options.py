@@ -1,4 +1,5 @@
-"""The knobs of one pass, which every face sets through ``app/``."""
+"""The knobs of one change, which every face sets through the public surface (``vaultsync/api.py``): a plain value,
+so a face can build one without reaching below the app layer."""
 
 from __future__ import annotations
 
