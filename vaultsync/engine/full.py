@@ -5,8 +5,7 @@ lets the next pass with nothing to do stop early (``snapshot.py``)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
-from datetime import date
+from dataclasses import dataclass, field
 
 from vaultsync.config import Config
 from vaultsync.core.changes import changed
@@ -15,15 +14,14 @@ from vaultsync.core.guard import deletion_guard, empty_side, is_deleted
 from vaultsync.core.merge import decide_all
 from vaultsync.core.moves import apply_moves, detect_moves, moved_walk, plan_moves
 from vaultsync.core.planner import make_plan
-from vaultsync.core.scope import SCOPE_MAX, Names
+from vaultsync.core.scope import Names
 from vaultsync.core.units import gather
 from vaultsync.engine.apply import Applied, apply_plan
 from vaultsync.engine.quick import Carry, Patch, record
-from vaultsync.engine.scoped import Narrowed, narrow_pass, standing_unread
+from vaultsync.engine.scoped import Narrowed, standing_unread
 from vaultsync.engine.tail import (
     Setting,
     begin_writes,
-    changed_layout,
     commit_agent,
     commit_person,
     hold_moved,
@@ -40,57 +38,13 @@ from vaultsync.keys import is_file, scope_of
 from vaultsync.memory.sizes import scanned_size_problems
 from vaultsync.memory.tree import MemoryScan, list_memory, scan_memory, scan_memory_scope
 from vaultsync.model import Change, Problem, Report
-from vaultsync.options import PassOptions
-from vaultsync.state.base import BaseStore, BaseUnreadable
-from vaultsync.state.files import StateFiles
-from vaultsync.state.snapshot import Seen
-from vaultsync.state.walk import MemoryWalk, walk_memory
+from vaultsync.state.walk import MemoryWalk
 from vaultsync.vault.layout import VaultLayout
 from vaultsync.vault.scan import VaultScan, scan_vault, scan_vault_scope
 
 
-def run_full(cfg: Config, options: PassOptions, report: Report, walk: MemoryWalk, seen: Seen | None = None) -> Report:
-    """One pass over every unit, or over those ``seen`` (the quick check's findings) touches when that is safe."""
-    layout = VaultLayout(cfg.layout)
-    try:
-        store = BaseStore(StateFiles(cfg.state_dir).base, read_only=options.dry_run)
-    except BaseUnreadable as exc:
-        report.stopped = str(exc)
-        return report
-    setting = Setting(cfg, options, layout, store, options.today or date.today(), walk)
-    try:
-        report.stopped = changed_layout(cfg, store)
-        if report.stopped:
-            report.stopped += "; nothing was written"
-            return report
-        narrowed = narrow_pass(cfg, layout, store, seen) if seen is not None else None
-        if narrowed is not None:
-            scoped = Report(dry_run=report.dry_run, scoped=True)  # a widened attempt leaves no trace
-            if _run(setting, scoped, narrowed) is not None:
-                return scoped
-            reach = narrowed.context.reach
-            wider = len(narrowed.scope.rels | reach) + len(narrowed.scope.files)
-            if reach and seen is not None and wider <= SCOPE_MAX:
-                # An entity created, renamed or deleted is named by these unread ones: read them too, once.
-                narrowed = narrow_pass(cfg, layout, store, seen, reach, narrowed)
-                scoped = Report(dry_run=report.dry_run, scoped=True)
-                if narrowed is not None and _run(setting, scoped, narrowed) is not None:
-                    return scoped
-        if walk.named is not None:
-            # The full pass reads every memory file, so the snapshot it records is what a walk of every file
-            # finds, taken now, before its scan; the named walk vouched only for a scoped pass.
-            setting = replace(setting, walk=walk_memory(cfg.workspace, cfg.life))
-        from vaultsync.engine.batched import run_batched
-
-        result = _import(setting, report) or run_batched(setting, report) or _run(setting, report, None)
-        assert result is not None
-        return result
-    finally:
-        store.close()
-
-
-def _import(setting: Setting, report: Report) -> Report | None:
-    """A first import into an empty vault, run batch by batch (``firstimport.py``); None when this is none."""
+def first_import(setting: Setting, report: Report) -> Report | None:
+    """A first import into an empty vault, run batch by batch (``first_import.py``); None when this is none."""
     cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
     if options.dry_run or options.import_batch <= 0 or not store.empty() or setting.files.uncommitted_notes():
         return None
@@ -106,7 +60,7 @@ def _import(setting: Setting, report: Report) -> Report | None:
     return run_import(setting, report, repo, listing)
 
 
-def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report | None:
+def run_whole(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report | None:
     """The pass; None when a scoped one finds, before writing anything, that it must run in full."""
     cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
     today, walk = setting.today, setting.walk

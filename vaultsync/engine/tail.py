@@ -27,7 +27,7 @@ from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import Author, GitFailed, NotARepository
 from vaultsync.git.secrets import scan_bytes
 from vaultsync.keys import is_file, mem_path_of, rel_of, scope_of
-from vaultsync.model import PERSON, Change, Problem, Report, Severity
+from vaultsync.model import PERSON, Actor, Change, Problem, Report, Severity
 from vaultsync.options import PassOptions
 from vaultsync.state import snapshot
 from vaultsync.state.base import BaseStore
@@ -301,3 +301,11 @@ def notes_once(report: Report, store: BaseStore, foreign: Iterable[str]) -> list
     fresh = sorted({p.path for p in report.problems if p.severity is Severity.NOTE} - reported)
     report.problems = [p for p in report.problems if p.severity is not Severity.NOTE or p.path in fresh]
     return fresh
+
+
+def commit_files(cfg: Config, paths: Iterable[str], subject: str, actor: Actor, report: Report) -> None:
+    """Commit vault files a use case wrote outside the places a pass carries (a review note, the files ``init``
+    adds or adopts), as ``actor``; a file holding a secret is left out and reported, as in a pass."""
+    repo = open_repo(cfg, report)
+    if repo is not None:
+        commit(repo, cfg.vault, set(paths), subject, repo.author(actor, cfg.git), report)
