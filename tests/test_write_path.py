@@ -141,3 +141,15 @@ def test_the_janitor_s_pass_stops_on_a_missing_vault_folder_like_sync(env: Env) 
     assert after.exit_code == ExitCode.CLEAN, after.to_json()
     assert git(env.vault, "status", "--porcelain") == ""
     assert not (env.vault / "Daily/2026-11-27.md").exists()
+
+
+def test_the_library_surface_is_one_object_with_a_method_per_use_case(env: Env) -> None:
+    from vaultsync import api
+
+    vault = api.Vault(env.cfg, client("a-script"))
+    written = vault.remember(SARAH, "Sarah Chen plays the cello")
+    assert written.fact is not None and vault.entity(SARAH).to_json()["name"] == "Sarah Chen"
+    assert _author(env.vault) == "vaultsync api (a-script)"
+    assert vault.status().exit_code == ExitCode.CLEAN
+    assert {"Vault", "sync", "memory", "LockHeld", "VaultsyncError"} <= set(api.__all__)
+    assert issubclass(api.LockHeld, api.VaultsyncError) and issubclass(api.Invalid, api.VaultsyncError)

@@ -80,10 +80,16 @@ def __getattr__(name: str) -> Any:
 
 
 class Vault:
-    """One vault, its config loaded: each method is one use case, through the one write path for a change."""
+    """One vault, its config loaded: each method is one use case, a change going through the one write path.
 
-    def __init__(self, config: Config) -> None:
+    ``actor`` names who a memory write is for (``model.client("openclaw")`` for a program), as git will show it;
+    the agent by default."""
+
+    def __init__(self, config: Config, actor: Actor | None = None) -> None:
+        from vaultsync.model import AGENT
+
         self.config = config
+        self.actor = actor or AGENT
 
     def sync(self, options: PassOptions | None = None, kind: str = "sync") -> Report:
         from vaultsync.app.sync import sync
@@ -95,32 +101,55 @@ class Vault:
 
         return status(self.config, options)
 
-    def remember(
-        self, entity: str, fact: str, fields: dict[str, Any] | None = None, *, create: bool = False, actor: Actor
-    ) -> Written:
+    def remember(self, entity: str, fact: str, fields: dict[str, Any] | None = None, create: bool = False) -> Written:
         from vaultsync.app.memory import remember
 
-        return remember(self.config, entity, fact, fields, create=create, actor=actor)
+        return remember(self.config, entity, fact, fields, create=create, actor=self.actor)
 
-    def supersede(self, fact_id: str, *, actor: Actor, **given: Any) -> Written:
+    def supersede(self, fact_id: str, **given: Any) -> Written:
         from vaultsync.app.memory import supersede
 
-        return supersede(self.config, fact_id, actor=actor, **given)
+        return supersede(self.config, fact_id, actor=self.actor, **given)
 
-    def forget(self, fact_id: str, *, actor: Actor, **given: Any) -> Written:
+    def forget(self, fact_id: str, **given: Any) -> Written:
         from vaultsync.app.memory import forget
 
-        return forget(self.config, fact_id, actor=actor, **given)
+        return forget(self.config, fact_id, actor=self.actor, **given)
 
-    def patch(self, fact_id: str, changes: dict[str, Any], *, actor: Actor, **given: Any) -> Written:
+    def patch(self, fact_id: str, changes: dict[str, Any], **given: Any) -> Written:
         from vaultsync.app.memory import patch
 
-        return patch(self.config, fact_id, changes, actor=actor, **given)
+        return patch(self.config, fact_id, changes, actor=self.actor, **given)
+
+    def entity(self, entity: str) -> Any:
+        from vaultsync.app.entities import get_entity
+
+        return get_entity(self.config, entity)
+
+    def recall(self, query: str, options: Any = None) -> Any:
+        from vaultsync.app.recall import RecallOptions, recall
+
+        return recall(self.config, query, options or RecallOptions())
+
+    def history(self, target: str | None = None, **given: Any) -> Any:
+        from vaultsync.app.history import history
+
+        return history(self.config, target, **given)
 
     def janitor(self, dry_run: bool = False, today: date | None = None) -> Any:
         from vaultsync.app.janitor import janitor
 
         return janitor(self.config, dry_run, today)
+
+    def review(self, today: date | None = None) -> Any:
+        from vaultsync.app.review import review
+
+        return review(self.config, today)
+
+    def fix(self, today: date | None = None) -> Any:
+        from vaultsync.app.review import fix
+
+        return fix(self.config, today)
 
     def extract(self, dry_run: bool = False, today: date | None = None) -> Any:
         from vaultsync.app.extract import extract

@@ -341,12 +341,7 @@ def _print_quiet(report: Report) -> None:
     """``--quiet``: what needs a person, and nothing on a pass that went well; timestamped, since such lines end up
     in a log or a cron mail read later."""
     stamp = datetime.now().astimezone().isoformat(timespec="seconds")
-    lines = [f"stopped: {report.stopped}"] if report.stopped else []
-    lines += [f"{p.severity}: {p.line()}" for p in report.problems if p.severity is not Severity.NOTE]
-    lines += [f"conflict: {c.scope}: {c.detail}; the vault's version is in {c.copy_path}" for c in report.conflicts]
-    new = {c.copy_path for c in report.conflicts}
-    lines += [f"open conflict: {copy}" for copy in report.open_conflicts if copy not in new]
-    for line in lines:
+    for line in report.attention():
         print(f"{stamp} {line}")
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from vaultsync.app.facts import Invalid, NotFound, check_entity, entity_dir
 from vaultsync.app.memory import new_record
-from vaultsync.app.write import Applied, Change, write
+from vaultsync.app.write import Applied, Change, Stopped, write
 from vaultsync.config import Config
 from vaultsync.fs import FileChanged, atomic_write, read_or_none
 from vaultsync.memory.items import ItemsError, parse_items
@@ -117,7 +117,10 @@ def _write(
             atomic_write(record[0], record[2], record[1])
         return Applied(bool(result.written))
 
-    report = write(cfg, Change("edit", actor, PassOptions(today=today, commit_subject=subject), apply))
+    try:
+        report = write(cfg, Change("edit", actor, PassOptions(today=today, commit_subject=subject), apply))
+    except Stopped as exc:
+        raise MemoryEditError(f"{exc}; nothing written") from None
     result.sync = report if result.written else None
     return result
 

@@ -60,7 +60,6 @@ from vaultsync.memory.items_edit import (
     new_items_file,
 )
 from vaultsync.model import AGENT, Actor, Record, RemoteState, Report
-from vaultsync.state import runs
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
 from vaultsync.vault.layout import VaultLayout, slug_of
@@ -90,7 +89,7 @@ class Written:
             "fact": self.fact.to_json() if self.fact else None,
             "previous": self.previous.to_json() if self.previous else None,
             "synced": not self.report.stopped,
-            "sync": {"exit_code": int(self.report.exit_code), "summary": runs.summarize(self.report)},
+            "sync": {"exit_code": int(self.report.exit_code), "summary": self.report.summary()},
             "commits": self.report.commits,
             # With a [remote], the write ran the remote round: pushed, or waiting (exit 6) and why.
             "remote": _remote(self.report.remote) if self.report.remote is not None else None,

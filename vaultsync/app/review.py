@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from vaultsync.app.edits import MemoryEditError, edit_facts, write_summary
-from vaultsync.app.write import Applied, Change, write
+from vaultsync.app.write import Applied, Change, Stopped, write
 from vaultsync.config import Config
 from vaultsync.core.review import EntityFacts, Finding, review_entity
 from vaultsync.core.review_note import ReviewNoteError, generated_section, mark_applied, review_note, ticked, week_of
@@ -151,7 +151,11 @@ def _replace(path: Path, data: bytes, result: ReviewResult) -> bool:
 
 def _commit(cfg: Config, change: Change, result: ReviewResult) -> None:
     """The review note is outside what a pass carries: its change commits the files it wrote, as its actor."""
-    report = write(cfg, change)
+    try:
+        report = write(cfg, change)
+    except Stopped as exc:
+        result.problems.append(Problem(str(cfg.vault), f"{exc}; nothing written"))
+        return
     result.commits += report.commits
     result.problems += [Problem(p.path, f"could not commit: {p.message}", Severity.WARNING) for p in report.problems]
 

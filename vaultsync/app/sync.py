@@ -52,7 +52,7 @@ def sync(
 
 def summary(report: Report) -> str:
     """A pass in one line, as the record of runs and the watching terminal show it."""
-    return runs.summarize(report)
+    return report.summary()
 
 
 def status(cfg: Config, options: PassOptions | None = None) -> Report:

@@ -89,7 +89,7 @@ def write(cfg: Config, change: Change) -> Report:
     if report.stopped:
         if change.apply is not None:
             raise Stopped(report.stopped)
-        _record(cfg, change.kind, report.exit_code, runs.summarize(report), record)
+        _record(cfg, change.kind, report.exit_code, report.summary(), record)
         return report
     try:
         with ExitStack() as held:
@@ -105,7 +105,7 @@ def write(cfg: Config, change: Change) -> Report:
         _record(cfg, change.kind, 1, f"failed: {type(exc).__name__}: {exc}", record)  # 1: an uncaught exception
         raise
     ran = not (report.quick or report.dry_run or report.stopped)
-    _record(cfg, change.kind, report.exit_code, runs.summarize(report), record and (passed or bool(report.stopped)))
+    _record(cfg, change.kind, report.exit_code, report.summary(), record and (passed or bool(report.stopped)))
     if ran:
         # What the pass left in the memory tree goes into the recall index; the quick no-change pass has
         # nothing to add and does not even import it.
