@@ -24,7 +24,7 @@ class PassOptions:
     # subject of the agent's commit, with the pass's own account of the changes below it.
     commit_subject: str = ""
     # Memory files a caller changed and knows to be the only memory change worth carrying now, as walk keys
-    # (``life/areas/people/sarah/items.json``): a memory write through the API, later a watcher told of a file.
+    # (``life/areas/people/sarah/items.json``): a memory write through the write path (``app/write.py``).
     # The quick check then stats these instead of walking every memory folder, which at 50k facts is most of
     # a write's check. Safe when the claim is wrong: the snapshot keeps the old entries of the files not
     # looked at, so the next plain pass's walk still finds anything else changed. Ignored (a whole walk) when

@@ -4,7 +4,7 @@ not the size of the memory (holding every unit at once took 2.1 GB at 200k facts
 A full pass runs when no settled pass left a snapshot to start from (after an upgrade, a config change, a
 stopped pass) or when too much changed for a scoped one. Each entity's units are decided from its own base,
 memory and vault; what rendering it needs of the others is their names and aliases (for mentions) and how many
-notes share each name (for short links), as in a first import (``firstimport.py``).
+notes share each name (for short links), as in a first import (``first_import.py``).
 
 Both trees are listed first, without being read. The first walk reads, lines up and decides each batch, and
 keeps only what the pass must know before it writes anything: every entity's names, every note's name, what
@@ -308,8 +308,12 @@ def _write(
     repo = None
     if not options.dry_run:
         repo = open_repo(cfg, report)
-        again, said = resaved(repo, known.unchanged, setting.files.uncommitted_notes()) if repo else (set(), [])
-        if repo is None or not commit_person(setting, repo, report, person_paths | again, person_changes + said):
+        resaved_paths, resaved_changes = (
+            resaved(repo, known.unchanged, setting.files.uncommitted_notes()) if repo else (set(), [])
+        )
+        if repo is None or not commit_person(
+            setting, repo, report, person_paths | resaved_paths, person_changes + resaved_changes
+        ):
             return report
         begin_writes(setting, listing.leftovers + listed.leftovers, stamp)
     trash = setting.files.trash(stamp)

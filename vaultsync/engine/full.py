@@ -137,8 +137,10 @@ def run_whole(setting: Setting, report: Report, narrowed: Narrowed | None) -> Re
     report.changes += settled_copies
     # In a scoped pass a note saved again is one the quick check saw change.
     unchanged = unchanged_blobs(world, narrowed.seen.vault if narrowed is not None else None)
-    again, said = resaved(repo, unchanged, earlier)
-    if not commit_person(setting, repo, report, person_paths | set(resolved) | again, person_changes + said):
+    resaved_paths, resaved_changes = resaved(repo, unchanged, earlier)
+    if not commit_person(
+        setting, repo, report, person_paths | set(resolved) | resaved_paths, person_changes + resaved_changes
+    ):
         return report
 
     begin_writes(setting, mem.leftovers + vault.leftovers, stamp)

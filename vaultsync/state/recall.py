@@ -247,11 +247,6 @@ class RecallIndex:
         with self._guard():
             return [row[0] for row in self.db.execute("SELECT DISTINCT entity FROM docs WHERE entity IS NOT NULL")]
 
-    def newest_date(self) -> str | None:
-        with self._guard():
-            row = self.db.execute("SELECT max(ts) FROM docs WHERE ts IS NOT NULL").fetchone()
-        return row[0] if row else None
-
 
 def _where(filters: Filters) -> tuple[str, list[object]]:
     clauses: list[str] = []
