@@ -416,7 +416,7 @@ def run_lock(lock_path: Path) -> Iterator[None]:
             _lock_now(fd)
         except OSError as exc:
             if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK, errno.EDEADLK):
-                raise LockHeld(str(lock_path)) from exc
+                raise LockHeld(f"a pass held the lock ({lock_path})", hint="try again shortly") from exc
             raise
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
