@@ -102,10 +102,22 @@ def refresh(cfg: Config) -> RecallIndex:
     try:
         _update(cfg, index)
     except IndexBroken:
-        index.close()
-        path.unlink(missing_ok=True)
-        index, _ = open_index(path)
-        _update(cfg, index)
+        return rebuild(cfg, index)
+    return index
+
+
+def rebuild(cfg: Config, broken: RecallIndex) -> RecallIndex:
+    """A new index in place of one that failed a read or a query.
+
+    A damaged file can look whole where the freshness check reads (its own small table) and fail only in the
+    pages a query walks, so every caller that meets ``IndexBroken`` comes here once and asks again; the index is
+    only a cache of the memory tree, so nothing is lost by dropping it.
+    """
+    broken.close()
+    path = StateFiles(cfg.state_dir).recall
+    path.unlink(missing_ok=True)
+    index, _ = open_index(path)
+    _update(cfg, index)
     return index
 
 
@@ -211,7 +223,11 @@ def recall(cfg: Config, query: str, options: RecallOptions | None = None) -> Rec
     options = options or RecallOptions()
     index = refresh(cfg)
     try:
-        return search(index, query, options)
+        try:
+            return search(index, query, options)
+        except IndexBroken:
+            index = rebuild(cfg, index)
+            return search(index, query, options)
     finally:
         index.close()
 
@@ -244,7 +260,11 @@ class Recaller:
             index = local.index = refresh(self.cfg)
             local.at = time.monotonic()
         assert index is not None
-        return search(index, query, options or RecallOptions())
+        try:
+            return search(index, query, options or RecallOptions())
+        except IndexBroken:
+            index = local.index = rebuild(self.cfg, index)
+            return search(index, query, options or RecallOptions())
 
 
 def search(index: RecallIndex, query: str, options: RecallOptions) -> RecallResult:
