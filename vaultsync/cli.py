@@ -260,7 +260,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return ExitCode.PIPE_CLOSED
     except Exception as exc:
+        from vaultsync.diskfull import disk_full
+
+        if full := disk_full(exc, _places(args)):
+            print(f"vaultsync: stopped: {full}", file=sys.stderr)
+            return ExitCode.SAFETY_STOP
         return _crash(exc)
+
+
+def _places(args: argparse.Namespace) -> list[Path]:
+    """The folders of the config ``args`` names, for a message about their disk; none when it cannot be read."""
+    try:
+        cfg = configmod.load(configmod.config_path(args.config))
+    except (ConfigError, OSError):
+        return []
+    return [cfg.vault, cfg.workspace, cfg.life]
 
 
 def _stdout_closed() -> bool:
