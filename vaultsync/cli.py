@@ -260,10 +260,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return ExitCode.PIPE_CLOSED
     except Exception as exc:
-        from vaultsync.diskfull import disk_full
+        from vaultsync.disk import refused
 
-        if full := disk_full(exc, _places(args)):
-            print(f"vaultsync: stopped: {full}", file=sys.stderr)
+        if why := refused(exc, _places(args)):
+            print(f"vaultsync: stopped: {why}", file=sys.stderr)
             return ExitCode.SAFETY_STOP
         return _crash(exc)
 

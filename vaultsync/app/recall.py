@@ -16,8 +16,9 @@ from datetime import date
 from typing import Any
 
 from vaultsync.config import Config
+from vaultsync.disk import writable
 from vaultsync.state.files import StateFiles
-from vaultsync.state.recall import Candidate, Doc, Filters, IndexBroken, RecallIndex, open_index
+from vaultsync.state.recall import Candidate, Doc, Filters, IndexBroken, RecallIndex, open_index, scratch_index
 from vaultsync.state.recall_query import Term, terms
 from vaultsync.state.walk import MemoryWalk, walk_memory
 
@@ -98,6 +99,10 @@ class RecallResult:
 def refresh(cfg: Config) -> RecallIndex:
     """The index, current with the memory tree; built from scratch when missing, of another version or broken."""
     path = StateFiles(cfg.state_dir).recall
+    if not writable(path.parent):
+        index = scratch_index()
+        _update(cfg, index)
+        return index
     index, _ = open_index(path)
     try:
         _update(cfg, index)

@@ -35,6 +35,7 @@ from vaultsync.app.history import HistoryError, history
 from vaultsync.app.recall import Recaller, RecallOptions, UsageError, parse_kinds
 from vaultsync.app.sync import LockHeld, PassOptions, overview, sync
 from vaultsync.config import Config
+from vaultsync.disk import refused
 from vaultsync.server.events import Events
 
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -283,6 +284,8 @@ def _plain(errors: Any) -> Any:
 
 
 def _last_resort(request: Request, exc: Exception) -> Response:
+    if why := refused(exc):  # a full or read-only disk: the person's to fix, not a fault of the server
+        return _error(503, why)
     log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
     return _error(500, f"internal error: {type(exc).__name__}; see the server's log")
 
