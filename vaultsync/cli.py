@@ -260,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return ExitCode.PIPE_CLOSED
     except Exception as exc:
-        from vaultsync.disk import refused
+        from vaultsync.app.faults import refused
 
         if why := refused(exc, _places(args)):
             print(f"vaultsync: stopped: {why}", file=sys.stderr)

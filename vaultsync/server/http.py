@@ -31,11 +31,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from vaultsync import __version__
 from vaultsync.app import entities, memory
 from vaultsync.app.facts import Ambiguous, Invalid, NotFound, Unreadable
+from vaultsync.app.faults import refused
 from vaultsync.app.history import HistoryError, history
 from vaultsync.app.recall import Recaller, RecallOptions, UsageError, parse_kinds
 from vaultsync.app.sync import LockHeld, PassOptions, overview, sync
 from vaultsync.config import Config
-from vaultsync.disk import refused
 from vaultsync.server.events import Events
 
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
