@@ -282,7 +282,7 @@ def search(index: RecallIndex, query: str, options: RecallOptions) -> RecallResu
     if options.recency:
         ranked = sorted(candidates, key=_order)
     else:
-        ranked = sorted(candidates, key=lambda c: (c.doc.status == "superseded", -c.relevance))
+        ranked = sorted(candidates, key=lambda c: (_standing(c.doc.status), -c.relevance))
     result.hits = [_hit(c, c.relevance, planned) for c in ranked[:limit]]
     return result
 
@@ -319,12 +319,20 @@ def _entities(index: RecallIndex, wanted: str | None) -> tuple[str, ...]:
     raise UsageError(f"no entity {wanted!r} in the memory", "entity")
 
 
-def _order(candidate: Candidate) -> tuple[bool, int, int]:
-    """Current knowledge first: a superseded fact after every hit that is not; then by bm25, the newer of two
-    pieces within ``RECENCY_TIE`` of each other first."""
+def _order(candidate: Candidate) -> tuple[int, int, int]:
+    """Current knowledge first (``_standing``); then by bm25, the newer of two pieces within ``RECENCY_TIE`` of
+    each other first."""
     relevance = max(candidate.relevance, 1e-9)
     band = math.floor(math.log(relevance) / math.log1p(RECENCY_TIE))
-    return (candidate.doc.status == "superseded", -band, -_day_number(candidate.doc.ts))
+    return (_standing(candidate.doc.status), -band, -_day_number(candidate.doc.ts))
+
+
+def _standing(status: str | None) -> int:
+    """0 for what is known now (an active fact, a fact without a status, every piece that is not a fact); 1 for a
+    fact nobody has vouched for yet (``proposed`` by extraction, or any status of the agent's own); 2 for a
+    superseded one. A fresh proposal is newer than what was reviewed, so recency alone would put it first."""
+    word = (status or "active").strip().lower()
+    return 0 if word == "active" else 2 if word == "superseded" else 1
 
 
 def _day_number(ts: str | None) -> int:
