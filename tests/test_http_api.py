@@ -306,3 +306,22 @@ def test_token_file_from_init(tmp_path: Path) -> None:
     assert cfg.token_path == result.token_path and "[server]" in (tmp_path / "config.toml").read_text()
     token = load_token(cfg)
     assert len(token) >= 43 and token == result.token_path.read_text().strip()
+
+
+def test_a_chunked_body_over_the_cap_is_413_and_one_under_it_is_read(client: TestClient, env: Env) -> None:
+    before = env.items_path(SARAH).read_bytes()
+
+    def pieces(text: str) -> object:
+        data = text.encode()
+        for start in range(0, len(data), 4096):
+            yield data[start : start + 4096]
+
+    big = json.dumps({"entity": SARAH, "fact": "x" * 100_000})
+    r = client.post("/facts", content=pieces(big), headers={**AUTH, "Content-Type": "application/json"})
+    assert r.status_code == 413, r.text
+    assert "64" in r.text or "bytes" in r.json()["detail"]
+    assert env.items_path(SARAH).read_bytes() == before
+    small = json.dumps({"entity": SARAH, "fact": "Sarah Chen sent the chunked note"})
+    r = client.post("/facts", content=pieces(small), headers={**AUTH, "Content-Type": "application/json"})
+    assert r.status_code == 201, r.text
+    assert r.json()["fact"]["record"]["fact"] == "Sarah Chen sent the chunked note"
