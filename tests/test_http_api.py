@@ -325,3 +325,38 @@ def test_a_chunked_body_over_the_cap_is_413_and_one_under_it_is_read(client: Tes
     r = client.post("/facts", content=pieces(small), headers={**AUTH, "Content-Type": "application/json"})
     assert r.status_code == 201, r.text
     assert r.json()["fact"]["record"]["fact"] == "Sarah Chen sent the chunked note"
+
+
+def test_remember_refuses_a_date_that_is_not_one_and_writes_the_files_own_keys_and_layout(
+    client: TestClient, env: Env
+) -> None:
+    before = env.items_path(SARAH).read_bytes()
+    r = client.post(
+        "/facts", json={"entity": SARAH, "fact": "Sarah Chen flew out", "timestamp": "yesterday"}, headers=AUTH
+    )
+    assert r.status_code == 422, r.text
+    problem = r.json()["detail"][0]
+    assert problem["loc"] == ["timestamp"] and "YYYY-MM-DD" in problem["msg"] and "yesterday" in problem["msg"]
+    r = client.patch("/facts/sarah-chen-001", json={"timestamp": "last week"}, headers=AUTH)
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["timestamp"]
+    assert env.items_path(SARAH).read_bytes() == before
+
+    folder = env.life / "areas/people/bo"
+    folder.mkdir(parents=True)
+    lines = [
+        '{"id": "bo-001", "fact": "Bo plays chess", "date": "2026-10-01", "status": "active"}',
+        '{"id": "bo-002", "fact": "Bo moved to Lisbon", "date": "2026-11-02", "status": "active"}',
+    ]
+    (folder / "items.json").write_text("[\n  " + ",\n  ".join(lines) + "\n]\n", encoding="utf-8")
+    r = client.post(
+        "/facts", json={"entity": "areas/people/bo", "fact": "Bo learns Go", "timestamp": "2026-11-20"}, headers=AUTH
+    )
+    assert r.status_code == 201, r.text
+    record = r.json()["fact"]["record"]
+    assert record == {"id": "bo-003", "fact": "Bo learns Go", "date": "2026-11-20", "status": "active"}
+    text = (folder / "items.json").read_text(encoding="utf-8")
+    assert text.splitlines()[1:3] == [f"  {line}," for line in lines]
+    assert (
+        text.splitlines()[3] == '  {"id": "bo-003", "fact": "Bo learns Go", "date": "2026-11-20", "status": "active"}'
+    )
+    assert text.splitlines()[4:] == ["]"]

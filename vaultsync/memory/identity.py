@@ -95,13 +95,20 @@ _NUMBERED = re.compile(r"^(.*?)(\d+)$")
 
 
 def next_fact_id(slug: str, ids: Sequence[str], taken: Iterable[str]) -> str:
-    """The id an agent-side write gives a new fact: the entity's own pattern, numbered past every id it ever had.
+    """The id an agent-side write gives one new fact (``next_fact_ids``)."""
+    return next_fact_ids(slug, ids, taken, 1)[0]
+
+
+def next_fact_ids(slug: str, ids: Sequence[str], taken: Iterable[str], count: int) -> list[str]:
+    """The ids an agent-side write gives ``count`` new facts: the entity's own pattern, numbered past every id it
+    ever had.
 
     The pattern is that of the newest numbered id in the file (``sarah-007`` -> ``sarah-``, three digits; ``f12``
     -> ``f``, two), leaving out the ``<slug>-mNNN`` ids a pass gives notes the person made unless nothing else
-    is numbered; with no numbered id at all it is ``<slug>-001``. The number is one past the highest of that
-    pattern among ``taken`` (every id the entity holds or ever held, and its notes' names), and no name that
-    ``taken`` holds in any case is given.
+    is numbered; with no numbered id at all it is ``<slug>-001``. The numbers run on from one past the highest of
+    that pattern among ``taken`` (every id the entity holds or ever held, and its notes' names), and no name that
+    ``taken`` holds in any case is given. All ``count`` are minted from one look at ``taken``: an extraction
+    handing in thousands of facts for one entity costs one pass over its ids, not one per fact.
     """
     taken = list(taken)
     numbered = [m for m in (_NUMBERED.match(i) for i in ids) if m]
@@ -111,10 +118,14 @@ def next_fact_id(slug: str, ids: Sequence[str], taken: Iterable[str]) -> str:
         (int(m.group(2)) for m in (_NUMBERED.match(t) for t in taken) if m and m.group(1) == prefix), default=0
     )
     folded = {fold(t) for t in taken}
-    n = highest + 1
-    while fold(f"{prefix}{n:0{width}d}") in folded:
+    minted: list[str] = []
+    n = highest
+    while len(minted) < count:
         n += 1
-    return f"{prefix}{n:0{width}d}"
+        name = f"{prefix}{n:0{width}d}"
+        if fold(name) not in folded:
+            minted.append(name)
+    return minted
 
 
 def _is_person_minted(slug: str, fact_id: str) -> bool:
