@@ -31,7 +31,6 @@ from vaultsync.app.facts import (
     FactView,
     Invalid,
     NotFound,
-    check_entity,
     check_id,
     entity_dir,
     find_in,
@@ -39,6 +38,7 @@ from vaultsync.app.facts import (
     locate,
     read_items,
     records,
+    resolve,
     view,
 )
 from vaultsync.config import Config
@@ -108,7 +108,7 @@ def remember(
 ) -> Written:
     """Add a fact to ``entity`` (its folder under ``life/``); ``fields`` are its other keys (category,
     timestamp, source, status, or any of the agent's own). ``create`` makes the entity when it does not exist."""
-    rel = check_entity(entity)
+    rel = resolve(cfg, entity, new=True)  # a whole folder may name an entity to make
     if create and rel in VaultLayout(cfg.layout).reserved_life_dirs():
         raise Invalid("entity", f"{rel}: its place in the vault holds the workspace files; choose another folder")
     text = _text(fact, "fact")
