@@ -360,3 +360,27 @@ def test_remember_refuses_a_date_that_is_not_one_and_writes_the_files_own_keys_a
         text.splitlines()[3] == '  {"id": "bo-003", "fact": "Bo learns Go", "date": "2026-11-20", "status": "active"}'
     )
     assert text.splitlines()[4:] == ["]"]
+
+
+def test_an_entity_is_named_the_same_way_on_every_route(client: TestClient, env: Env) -> None:
+    whole = client.get(f"/entities/{SARAH}", headers=AUTH)
+    assert whole.status_code == 200, whole.text
+    for name in ("sarah-chen", "people/sarah-chen", SARAH_DIR):
+        r = client.get(f"/entities/{name}", headers=AUTH)
+        assert r.status_code == 200 and r.json() == whole.json(), (name, r.text)
+    r = client.get("/facts/sarah-chen-001", params={"entity": "people/sarah-chen"}, headers=AUTH)
+    assert r.status_code == 200 and r.json()["entity"] == SARAH
+    miss = client.get("/entities/sarah-chn", headers=AUTH)
+    assert miss.status_code == 404 and f"did you mean {SARAH}?" in miss.json()["detail"]
+    r = client.post("/facts", json={"entity": "sarah-chen", "fact": "Sarah Chen reads on trains"}, headers=AUTH)
+    assert r.status_code == 201 and r.json()["fact"]["entity"] == SARAH
+    new = client.post("/facts", json={"entity": "nadia", "fact": "Nadia joined", "create": True}, headers=AUTH)
+    assert new.status_code == 422 and "whole folder" in new.json()["detail"][0]["msg"]
+
+    (env.life / "resources/people/sarah-chen").mkdir(parents=True)
+    (env.life / "resources/people/sarah-chen/summary.md").write_text("# Sarah Chen (the author)\n")
+    both = client.get("/entities/sarah-chen", headers=AUTH)
+    assert both.status_code == 409, both.text
+    assert both.json()["detail"]["entities"] == [SARAH, "resources/people/sarah-chen"]
+    r = client.get("/recall", params={"q": "Sarah", "entity": "sarah-chen"}, headers=AUTH)
+    assert r.status_code == 422 and "resources/people/sarah-chen" in r.text
