@@ -360,6 +360,14 @@ def test_remember_refuses_a_date_that_is_not_one_and_writes_the_files_own_keys_a
         text.splitlines()[3] == '  {"id": "bo-003", "fact": "Bo learns Go", "date": "2026-11-20", "status": "active"}'
     )
     assert text.splitlines()[4:] == ["]"]
+    r = client.patch("/facts/bo-001", json={"timestamp": "2026-10-02"}, params={"entity": "bo"}, headers=AUTH)
+    assert r.status_code == 200, r.text
+    assert r.json()["fact"]["record"] == {
+        "id": "bo-001",
+        "fact": "Bo plays chess",
+        "date": "2026-10-02",
+        "status": "active",
+    }
 
 
 def test_an_entity_is_named_the_same_way_on_every_route(client: TestClient, env: Env) -> None:

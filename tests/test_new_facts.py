@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from vaultsync.memory.items import parse_items
 from vaultsync.memory.items_edit import AppendEntry, apply_edits
-from vaultsync.memory.new_facts import BadField, check_date, new_facts
+from vaultsync.memory.new_facts import BadField, check_date, new_facts, own_spelling
 
 DAY = date(2026, 12, 1)
 
@@ -71,3 +71,13 @@ def test_one_line_files_stay_one_line_and_keep_every_fact(texts: list[str]) -> N
     assert len(out.split("\n")) == len(texts) + 4  # and the empty piece after the last line break
     assert [r["fact"] for r in json.loads(out)] == ["start", *texts]
     assert len({r["id"] for r in json.loads(out)}) == len(texts) + 1
+
+
+def test_a_change_spells_a_key_as_the_record_then_the_file_does() -> None:
+    dated = [{"id": "a", "date": "2026-01-01"}, {"id": "b", "date": "2026-01-02"}]
+    assert own_spelling("timestamp", dated[0], dated) == "date"
+    assert own_spelling("timestamp", {"id": "c"}, dated) == "date"
+    assert own_spelling("date", {"id": "d", "timestamp": "x"}, dated) == "timestamp"
+    assert own_spelling("supersededBy", {"id": "e"}, [{"superseded_by": None}]) == "superseded_by"
+    assert own_spelling("category", dated[0], dated) == "category"
+    assert own_spelling("timestamp", {"id": "f"}, []) == "timestamp"

@@ -55,7 +55,7 @@ from vaultsync.memory.items_edit import (
     apply_edits,
     new_items_file,
 )
-from vaultsync.memory.new_facts import DATE_FIELDS, BadField, check_date, new_facts
+from vaultsync.memory.new_facts import DATE_FIELDS, BadField, check_date, new_facts, own_spelling
 from vaultsync.model import Record, Report
 from vaultsync.state import runs
 from vaultsync.state.base import BaseStore
@@ -210,8 +210,8 @@ def patch(
 
     def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, str]:
         index, record = _still_there(cfg, rel, doc, fact_id, if_match)
-        key = _superseded_key(doc)
-        named = {key if k in ("supersededBy", "superseded_by") else k: v for k, v in changes.items()}
+        held = [r for _, r in records(doc)]
+        named = {own_spelling(k, record, held): v for k, v in changes.items()}
         values = {k: v for k, v in named.items() if v is not None}
         gone = tuple(k for k, v in named.items() if v is None and k in record)
         edits: list[Edit] = [SetFields(index, values)] if values else []

@@ -79,7 +79,23 @@ def new_facts(slug: str, held: Sequence[Record], wanted: Sequence[Wanted], taken
     return made
 
 
+def own_spelling(key: str, record: Record, held: Sequence[Record]) -> str:
+    """``key`` as a change to ``record`` must spell it: as the record does when it holds either spelling, else
+    as the file does (so a ``timestamp`` set on a fact whose file says ``date`` changes ``date``, never adds a
+    second date)."""
+    other = _other(key)
+    if other is None or key in record:
+        return key
+    if other in record:
+        return other
+    return _own(key, Counter(k for r in held for k in r))
+
+
+def _other(key: str) -> str | None:
+    return SPELLINGS.get(key) or next((k for k, v in SPELLINGS.items() if v == key), None)
+
+
 def _own(key: str, votes: Counter[str]) -> str:
     """``key`` as this file spells it: its other spelling when the file uses only that one."""
-    other = SPELLINGS.get(key) or next((k for k, v in SPELLINGS.items() if v == key), None)
+    other = _other(key)
     return other if other and not votes[key] and votes[other] else key

@@ -46,7 +46,8 @@ Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(HTTPBearer(
 Text = Annotated[str, Field(min_length=1, max_length=20_000)]
 Short = Annotated[str, Field(max_length=1_000)]
 EntityQuery = Annotated[
-    str | None, Query(max_length=1_000, description="the entity's folder under life/, when the id is used by several")
+    str | None,
+    Query(max_length=1_000, description="the entity (areas/people/sarah or sarah), when the id is used by several"),
 ]
 FactId = Annotated[str, Path(max_length=200, description="the fact's id, e.g. sarah-chen-004")]
 IfMatch = Annotated[str | None, Header(max_length=1_000, description="the ETag read with the fact; 412 if it changed")]
