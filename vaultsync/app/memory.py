@@ -106,8 +106,9 @@ def remember(
     today: date | None = None,
     wait: float = WAIT,
 ) -> Written:
-    """Add a fact to ``entity`` (its folder under ``life/``); ``fields`` are its other keys (category,
-    timestamp, source, status, or any of the agent's own). ``create`` makes the entity when it does not exist."""
+    """Add a fact to ``entity`` (any of its names, ``app/facts.resolve``; its whole folder under ``life/`` for one
+    to make); ``fields`` are its other keys (category, timestamp, source, status, or any of the agent's own).
+    ``create`` makes the entity when it does not exist."""
     rel = resolve(cfg, entity, new=True)  # a whole folder may name an entity to make
     if create and rel in VaultLayout(cfg.layout).reserved_life_dirs():
         raise Invalid("entity", f"{rel}: its place in the vault holds the workspace files; choose another folder")
