@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import select
 import sys
 import traceback
 from collections import Counter
@@ -251,8 +252,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         # each file whole; the lock goes with the process. The next pass finishes the work.
         print("vaultsync: interrupted; every file is whole and the next pass finishes the work", file=sys.stderr)
         return ExitCode.INTERRUPTED
+    except BrokenPipeError as exc:
+        if not _stdout_closed():
+            return _crash(exc)
+        # The reader of our output went away (``| head``): not a fault. Python would otherwise report the
+        # failed flush of the rest of the output at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return ExitCode.PIPE_CLOSED
     except Exception as exc:
+        from vaultsync.app.faults import refused
+
+        if why := refused(exc, _places(args)):
+            print(f"vaultsync: stopped: {why}", file=sys.stderr)
+            return ExitCode.SAFETY_STOP
         return _crash(exc)
+
+
+def _places(args: argparse.Namespace) -> list[Path]:
+    """The folders of the config ``args`` names, for a message about their disk; none when it cannot be read."""
+    try:
+        cfg = configmod.load(configmod.config_path(args.config))
+    except (ConfigError, OSError):
+        return []
+    return [cfg.vault, cfg.workspace, cfg.life]
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output is a pipe nobody reads any more, as opposed to a pipe to some other program (git)
+    breaking, which is a fault to report."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError):
+        return False
 
 
 def _crash(exc: BaseException) -> int:

@@ -166,6 +166,11 @@ def load_token(cfg: Config) -> str:
     """The API's bearer token: ``VAULTSYNC_TOKEN`` when set, else the token file ``init`` made."""
     token = os.environ.get(TOKEN_ENV, "").strip()
     if token:
+        if len(token) < 32:
+            raise ConfigError(
+                f"{TOKEN_ENV} is shorter than 32 characters, too easy to guess; set a longer one (e.g. "
+                "`python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`) or unset it to use the token file"
+            )
         return token
     path = cfg.token_path
     try:

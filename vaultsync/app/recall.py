@@ -18,9 +18,10 @@ from typing import Any
 
 from vaultsync.app.facts import vault_folders
 from vaultsync.config import Config
+from vaultsync.disk import writable
 from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_entity
 from vaultsync.state.files import StateFiles
-from vaultsync.state.recall import Candidate, Doc, Filters, IndexBroken, RecallIndex, open_index
+from vaultsync.state.recall import Candidate, Doc, Filters, IndexBroken, RecallIndex, open_index, scratch_index
 from vaultsync.state.recall_query import Term, terms
 from vaultsync.state.walk import MemoryWalk, walk_memory
 
@@ -101,14 +102,30 @@ class RecallResult:
 def refresh(cfg: Config) -> RecallIndex:
     """The index, current with the memory tree; built from scratch when missing, of another version or broken."""
     path = StateFiles(cfg.state_dir).recall
+    if not writable(path.parent):
+        index = scratch_index()
+        _update(cfg, index)
+        return index
     index, _ = open_index(path)
     try:
         _update(cfg, index)
     except IndexBroken:
-        index.close()
-        path.unlink(missing_ok=True)
-        index, _ = open_index(path)
-        _update(cfg, index)
+        return rebuild(cfg, index)
+    return index
+
+
+def rebuild(cfg: Config, broken: RecallIndex) -> RecallIndex:
+    """A new index in place of one that failed a read or a query.
+
+    A damaged file can look whole where the freshness check reads (its own small table) and fail only in the
+    pages a query walks, so every caller that meets ``IndexBroken`` comes here once and asks again; the index is
+    only a cache of the memory tree, so nothing is lost by dropping it.
+    """
+    broken.close()
+    path = StateFiles(cfg.state_dir).recall
+    path.unlink(missing_ok=True)
+    index, _ = open_index(path)
+    _update(cfg, index)
     return index
 
 
@@ -214,7 +231,12 @@ def recall(cfg: Config, query: str, options: RecallOptions | None = None) -> Rec
     options = options or RecallOptions()
     index = refresh(cfg)
     try:
-        return search(index, query, options, vault_folders(cfg))
+        folders = vault_folders(cfg)
+        try:
+            return search(index, query, options, folders)
+        except IndexBroken:
+            index = rebuild(cfg, index)
+            return search(index, query, options, folders)
     finally:
         index.close()
 
@@ -247,7 +269,12 @@ class Recaller:
             index = local.index = refresh(self.cfg)
             local.at = time.monotonic()
         assert index is not None
-        return search(index, query, options or RecallOptions(), vault_folders(self.cfg))
+        folders = vault_folders(self.cfg)
+        try:
+            return search(index, query, options or RecallOptions(), folders)
+        except IndexBroken:
+            index = local.index = rebuild(self.cfg, index)
+            return search(index, query, options or RecallOptions(), folders)
 
 
 def search(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import socket
 import sys
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
@@ -30,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from vaultsync import __version__
 from vaultsync.app import entities, memory
 from vaultsync.app.facts import Ambiguous, Invalid, NotFound, Unreadable
+from vaultsync.app.faults import refused
 from vaultsync.app.history import HistoryError, history
 from vaultsync.app.recall import Recaller, RecallOptions, UsageError, parse_kinds
 from vaultsync.app.sync import LockHeld, PassOptions, overview, sync
@@ -111,7 +113,7 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         if not hmac.compare_digest(given, token.encode()):
             raise _Unauthorized
 
-    auth_dep = [Depends(auth)]
+    auth_dep = [Depends(auth), Depends(_encodable_body)]
     for kind, (code, detail) in ERRORS.items():
         app.add_exception_handler(kind, _handler(code, detail))
     app.add_exception_handler(
@@ -243,8 +245,30 @@ def _written(written: memory.Written, code: int = 200) -> Response:
     return JSONResponse(written.to_json(), status_code=code, headers=headers)
 
 
-def _error(code: int, detail: Any, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"detail": detail}, status_code=code, headers=headers)
+def _error(code: int, detail: Any, headers: dict[str, str] | None = None) -> Response:
+    """An error answer that can render whatever it quotes: a message may hold the client's own text, which may
+    not be encodable (half of a surrogate pair), and rendering it must not turn a 4xx into a 500."""
+    text = json.dumps({"detail": detail}, default=str, ensure_ascii=False, separators=(",", ":"))
+    return Response(text.encode("utf-8", "replace"), status_code=code, headers=headers, media_type="application/json")
+
+
+async def _encodable_body(request: Request) -> None:
+    """Refuse a JSON body holding text that is not Unicode (a lone surrogate, as ``\\ud83d``: what a client
+    sends after cutting an emoji in half) before any use case sees it: no file can hold it as UTF-8."""
+    raw = await request.body()
+    if not raw:
+        return
+    try:
+        json.dumps(json.loads(raw), ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise RequestValidationError([{"loc": ["body"], "msg": _SURROGATE, "type": "value_error"}]) from None
+    except ValueError:
+        return  # not JSON, or not UTF-8: the route's own parsing answers that
+
+
+_SURROGATE = (
+    "the body holds a lone UTF-16 surrogate (half of an emoji or other character cut in two); send whole characters"
+)
 
 
 def _handler(code: int, detail: Callable[[Exception], Any]) -> Callable[[Request, Exception], Response]:
@@ -261,6 +285,8 @@ def _plain(errors: Any) -> Any:
 
 
 def _last_resort(request: Request, exc: Exception) -> Response:
+    if why := refused(exc):  # a full or read-only disk: the person's to fix, not a fault of the server
+        return _error(503, why)
     log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
     return _error(500, f"internal error: {type(exc).__name__}; see the server's log")
 
@@ -306,13 +332,30 @@ def _hostname(host: str) -> str:
     return host.rpartition(":")[0] if host.count(":") == 1 else host
 
 
+class PortUnavailable(Exception):
+    """The address cannot be bound (in use, or not ours to take): a setting to change, not a crash."""
+
+
 def serve(cfg: Config, token: str, host: str, port: int) -> None:
-    """Run the API until interrupted."""
+    """Run the API until interrupted.
+
+    The socket is bound here, before uvicorn starts, so that a port in use is said in one line naming it and the
+    fix, rather than as uvicorn's log line and its own exit code.
+    """
     import uvicorn
 
+    try:
+        sock = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    except OSError as exc:
+        raise PortUnavailable(
+            f"cannot listen on {_url_host(host)}:{port} ({exc.strerror or exc}); stop the program using that port "
+            "or choose another with --port"
+        ) from None
     hosts = LOOPBACK | {host}
     print(f"vaultsync: serving {cfg.vault} on http://{_url_host(host)}:{port}", file=sys.stderr, flush=True)
-    uvicorn.run(create_app(cfg, token, hosts), host=host, port=port, log_level="warning", access_log=False)
+    config = uvicorn.Config(create_app(cfg, token, hosts), log_level="warning", access_log=False)
+    with sock:
+        uvicorn.Server(config).run(sockets=[sock])
 
 
 def _url_host(host: str) -> str:

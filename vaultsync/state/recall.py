@@ -303,6 +303,17 @@ def open_index(path: Path) -> tuple[RecallIndex, bool]:
     return RecallIndex(db), True
 
 
+def scratch_index() -> RecallIndex:
+    """A new empty index in memory, gone when closed: for a vault where no file can be written (a read-only
+    snapshot), so that recall still answers, at the cost of reading the whole memory for each query."""
+    db = sqlite3.connect(":memory:")
+    with db:
+        db.executescript(SCHEMA)
+        db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+    _scratch(db)
+    return RecallIndex(db)
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path, timeout=10)
     db.execute("SELECT count(*) FROM sqlite_master").fetchone()
