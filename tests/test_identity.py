@@ -251,3 +251,15 @@ def test_a_scoped_pass_over_an_entity_and_a_daily_note_carries_both(env: Env) ->
     assert report.scoped, "this is what a scoped pass must carry"
     assert memory_daily.read_bytes() == daily.read_bytes()
     assert "She is very organised" in (env.life / SARAH / "summary.md").read_text(encoding="utf-8")
+
+
+def test_ids_minted_in_one_batch_are_those_minted_one_by_one() -> None:
+    from vaultsync.memory.identity import next_fact_id, next_fact_ids
+
+    ids = ["sarah-chen-001", "sarah-chen-m001", "sarah-chen-003"]
+    taken = [*ids, "SARAH-CHEN-005", "sarah-chen-004~2"]
+    one_by_one: list[str] = []
+    for _ in range(5):
+        one_by_one.append(next_fact_id("sarah-chen", ids + one_by_one, taken + one_by_one))
+    assert next_fact_ids("sarah-chen", ids, taken, 5) == one_by_one
+    assert one_by_one == ["sarah-chen-004", "sarah-chen-006", "sarah-chen-007", "sarah-chen-008", "sarah-chen-009"]

@@ -121,7 +121,7 @@ supersededBy: "[[sarah-chen-005]]"
 entity: "[[sarah-chen|Sarah Chen]]"
 mentions:
   - "[[project-atlas|Project Atlas]]"
-daily: "[[Daily/2026-10-06|2026-10-06]]"
+daily: "2026-10-06"
 ---
 Sarah Chen runs the weekly Project Atlas check-in on Tuesdays at 10:00
 """

@@ -58,14 +58,14 @@ def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
 
 
 def log_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
-    from vaultsync.app.history import HistoryError, Invalid, history
+    from vaultsync.app.history import Ambiguous, HistoryError, Invalid, NotFound, history
 
     try:
         result = history(cfg, args.target, since=args.since, limit=max(1, args.limit))
     except HistoryError as exc:
         print(f"vaultsync: cannot read the vault's history: {exc}", file=sys.stderr)
         return ExitCode.USAGE
-    except Invalid as exc:
+    except (Invalid, NotFound, Ambiguous) as exc:
         print(f"vaultsync: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     if args.json:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from vaultsync.app.facts import FactView, NotFound, check_entity, entity_dir, is_entity, locate, records, view
+from vaultsync.app.facts import FactView, NotFound, entity_dir, is_entity, locate, records, resolve, view
 from vaultsync.config import Config
 from vaultsync.memory.tree import list_memory, scan_memory_scope
 from vaultsync.vault.layout import VaultLayout, slug_of
@@ -62,7 +62,7 @@ def list_entities(cfg: Config) -> list[EntityRef]:
 
 
 def get_entity(cfg: Config, entity: str) -> Entity:
-    rel = check_entity(entity)
+    rel = resolve(cfg, entity)
     if not is_entity(cfg, rel):
         raise NotFound(f"no entity {rel}")
     entity_dir(cfg, rel)

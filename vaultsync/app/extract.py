@@ -117,7 +117,8 @@ def extract(cfg: Config, dry_run: bool = False, today: date | None = None) -> Ex
     by_entity: dict[str, list[str]] = {}
     for rel, record in done.added:
         by_entity.setdefault(rel, []).append(str(record.get("id")))
-    result.ids = [by_entity[p.entity].pop(0) for p in result.proposals]
+    minted = {rel: iter(ids) for rel, ids in by_entity.items()}
+    result.ids = [next(minted[p.entity]) for p in result.proposals]
     result.sync = done.sync
     return result
 

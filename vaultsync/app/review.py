@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from vaultsync.app.edits import MemoryEditError, edit_facts, write_summary
+from vaultsync.app.facts import vault_folders
 from vaultsync.app.program import ProgramFailed, run_program
 from vaultsync.config import Config
 from vaultsync.core.review import EntityFacts, Finding, review_entity
@@ -24,6 +25,7 @@ from vaultsync.core.timeline import TIMELINE, timeline
 from vaultsync.fs import FileChanged, atomic_write, read_or_none, run_lock
 from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import Author, GitFailed, NotARepository
+from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_entity
 from vaultsync.memory.tree import MemEntity, scan_memory
 from vaultsync.model import ExitCode, Problem, Severity
 from vaultsync.state.files import StateFiles
@@ -230,9 +232,11 @@ def regenerate(cfg: Config, rels: list[str] | None, today: date | None = None, d
     today = today or date.today()
     result = ReviewResult()
     entities = _scan(cfg, result)
-    for rel in rels if rels is not None else sorted(entities):
-        if rel not in entities:
-            result.problems.append(Problem(str(cfg.life / rel), "no such entity"))
+    for name in rels if rels is not None else sorted(entities):
+        try:
+            rel = resolve_entity(name, entities, vault_folders(cfg))
+        except (UnknownEntity, AmbiguousEntity) as exc:
+            result.problems.append(Problem(str(cfg.life / name), str(exc)))
             continue
         try:
             result.commits += _regenerate_one(cfg, entities[rel], today, dry_run, result)

@@ -48,7 +48,8 @@ Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(HTTPBearer(
 Text = Annotated[str, Field(min_length=1, max_length=20_000)]
 Short = Annotated[str, Field(max_length=1_000)]
 EntityQuery = Annotated[
-    str | None, Query(max_length=1_000, description="the entity's folder under life/, when the id is used by several")
+    str | None,
+    Query(max_length=1_000, description="the entity (areas/people/sarah or sarah), when the id is used by several"),
 ]
 FactId = Annotated[str, Path(max_length=200, description="the fact's id, e.g. sarah-chen-004")]
 IfMatch = Annotated[str | None, Header(max_length=1_000, description="the ETag read with the fact; 412 if it changed")]
@@ -306,24 +307,23 @@ class _Guard:
         length = headers.get("content-length", "0")
         if not length.isdigit() or int(length) > MAX_BODY:
             return await _error(413, f"request body over {MAX_BODY} bytes")(scope, receive, send)
+        # The body is read here, whole, before any route sees it: a body sent in chunks has no length to check
+        # up front, and an error raised while FastAPI reads it would reach the client as its own 400.
+        messages: list[dict[str, Any]] = []
         seen = 0
-
-        async def capped() -> Any:
-            nonlocal seen
+        while True:
             message = await receive()
+            messages.append(message)
             seen += len(message.get("body", b""))
             if seen > MAX_BODY:
-                raise _TooLarge
-            return message
+                return await _error(413, f"request body over {MAX_BODY} bytes")(scope, receive, send)
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                break
 
-        try:
-            await self.app(scope, capped, send)
-        except _TooLarge:
-            await _error(413, f"request body over {MAX_BODY} bytes")(scope, receive, send)
+        async def replay() -> Any:
+            return messages.pop(0) if messages else await receive()
 
-
-class _TooLarge(Exception):
-    pass
+        await self.app(scope, replay, send)
 
 
 def _hostname(host: str) -> str:

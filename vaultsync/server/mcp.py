@@ -32,7 +32,9 @@ INSTRUCTIONS = (
     "have been kept, and history to see who changed a fact and when."
 )
 EXPECTED = (Invalid, NotFound, Ambiguous, Unreadable, memory.Stale, memory.Stopped, LockHeld, UsageError, HistoryError)
-Entity = Annotated[str, Field(description="the entity's folder under life/, e.g. areas/people/sarah-chen")]
+Entity = Annotated[
+    str, Field(description="the entity: its folder under life/ (areas/people/sarah-chen) or its end (sarah-chen)")
+]
 FactId = Annotated[str, Field(description="the fact's id, e.g. sarah-chen-004")]
 Pick = Annotated[str | None, Field(description="the entity, when several use the same fact id")]
 Opt = Annotated[str | None, Field(description="optional")]

@@ -74,7 +74,7 @@ class Doc:
 class Filters:
     kinds: tuple[str, ...] = ()
     entities: tuple[str, ...] = ()  # entities' memory paths (areas/people/sarah); their sub-entities count too
-    active_only: bool = False
+    active_only: bool = False  # only pieces whose status is active or unset: no proposed nor superseded fact
     since: str | None = None  # YYYY-MM-DD, inclusive
     until: str | None = None
 
@@ -265,7 +265,7 @@ def _where(filters: Filters) -> tuple[str, list[object]]:
             escaped = rel.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
             params += [rel, escaped + "/%"]
     if filters.active_only:
-        clauses.append("coalesce(d.status, '') != 'superseded'")
+        clauses.append("lower(coalesce(d.status, 'active')) = 'active'")
     if filters.since:
         clauses.append("d.ts >= ?")
         params.append(filters.since)
