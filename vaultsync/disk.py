@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import errno
 import os
-import sqlite3
 from pathlib import Path
 
 FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
@@ -47,7 +46,7 @@ def read_only(exc: BaseException) -> bool:
 def _matches(exc: BaseException, errnos: frozenset[int], sqlite_code: int, words: tuple[str, ...]) -> bool:
     if isinstance(exc, OSError) and exc.errno in errnos:
         return True
-    if isinstance(exc, sqlite3.Error) and getattr(exc, "sqlite_errorcode", None) == sqlite_code:
+    if getattr(exc, "sqlite_errorcode", None) == sqlite_code:  # sqlite3.Error's; importing sqlite3 costs a pass
         return True
     return any(word in str(exc) for word in words)
 
