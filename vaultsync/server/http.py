@@ -160,7 +160,10 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         "/events",
         dependencies=auth_dep,
         response_class=EventStream,
-        responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}}, **models.stream_errors(401, 422)},
+        responses={
+            200: {"content": {EventStream.media_type: {"schema": {"type": "string"}}}},
+            **models.stream_errors(401, 422),
+        },
         tags=["sync"],
     )
     async def events_stream(limit: Annotated[int | None, Query(ge=1, le=10_000)] = None) -> StreamingResponse:
