@@ -391,6 +391,8 @@ def _init(args: argparse.Namespace, path: Path) -> int:
         print("added the remote origin; the next pass pushes to it")
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    for note in result.notes:
+        print(f"note: {note}")
     if result.token_created:
         print(f"created the API token (mode 0600): {result.token_path}")
     return ExitCode.CLEAN
