@@ -257,7 +257,9 @@ def test_init_creates_config_templates_settings_and_one_commit(tmp_path: Path, c
 
     for name in ("Entity.md", "Fact.md", "Daily.md"):
         assert (e.vault / "Templates" / name).read_bytes() == (PACKAGE_TEMPLATES / name).read_bytes()
-    dashboard = (PACKAGE_TEMPLATES / "Memory.base").read_bytes().replace(b"- file.name\n", b"- file.name\n      - text\n")
+    dashboard = (
+        (PACKAGE_TEMPLATES / "Memory.base").read_bytes().replace(b"- file.name\n", b"- file.name\n      - text\n")
+    )
     assert (e.vault / "Memory.base").read_bytes() == dashboard
     daily = json.loads((e.vault / ".obsidian/daily-notes.json").read_text())
     assert daily["folder"] == "Daily"

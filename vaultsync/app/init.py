@@ -105,16 +105,18 @@ def init_vault(
     config_path: Path,
     remote_url: str | None = None,
     clone_url: str | None = None,
+    fact_text: bool | None = None,
 ) -> InitResult:
     """Write the config and prepare the vault. ``remote_url`` adds a git remote to the vault's repository;
-    ``clone_url`` starts the vault as a clone of an existing one (a vault that is missing or empty)."""
+    ``clone_url`` starts the vault as a clone of an existing one (a vault that is missing or empty).
+    ``fact_text``: ``[vault] fact_text_property``; None turns it on for a new vault only."""
     workspace, life, vault = (p.expanduser().resolve() for p in (workspace, life, vault))
     warnings = check_roots(workspace, life, vault)
     remote = RemoteSettings() if remote_url or clone_url else None
     token = configmod.token_beside(config_path.expanduser().absolute())
     # A new vault shows each fact's text in Bases views from its first note; an existing one is only told how,
     # since turning it on rewrites every fact note once.
-    fresh = not clone_url and not _has_notes(vault)
+    fresh = (not clone_url and not _has_notes(vault)) if fact_text is None else fact_text
     made = {
         shown: Config(
             workspace=workspace,
