@@ -9,6 +9,7 @@ import asyncio
 import json
 import os
 import sys
+from datetime import date
 from typing import Any
 
 from helpers_twoway import SARAH, Env
@@ -110,7 +111,12 @@ async def session(env: Env) -> None:
         assert "true or false" in error(await client.call_tool("get_entity", {"entity": SARAH, "full": "maybe"}))
 
         resources = {str(r.uri): r for r in (await client.list_resources()).resources}
+        assert set(resources) == {"vaultsync://memory"}  # no daily note today yet: not listed
+        today = env.workspace / "memory" / f"{date.today().isoformat()}.md"
+        today.write_text("# Today\n\n- met Sarah\n", encoding="utf-8")
+        resources = {str(r.uri): r for r in (await client.list_resources()).resources}
         assert set(resources) == {"vaultsync://memory", "vaultsync://daily/today"}
+        assert (await client.read_resource("vaultsync://daily/today")).contents[0].text == "# Today\n\n- met Sarah\n"
         read = await client.read_resource("vaultsync://memory")
         assert read.contents[0].text == (env.workspace / "MEMORY.md").read_text(encoding="utf-8")
         templates = (await client.list_resource_templates()).resource_templates

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 from vaultsync.app.facts import Invalid, NotFound
@@ -15,7 +16,16 @@ from vaultsync.config import Config
 from vaultsync.fs import read_or_none
 from vaultsync.memory.sections import SectionsError, parse_sections, split_lines
 
-__all__ = ["MEMORY", "DailyNote", "MemorySection", "check_day", "daily_note", "memory_sections", "memory_text"]
+__all__ = [
+    "MEMORY",
+    "DailyNote",
+    "MemorySection",
+    "check_day",
+    "daily_note",
+    "daily_path",
+    "memory_sections",
+    "memory_text",
+]
 
 MEMORY = "MEMORY.md"
 
@@ -61,11 +71,15 @@ def check_day(day: str | None, today: date | None = None) -> str:
     return parsed.isoformat()
 
 
+def daily_path(cfg: Config, day: str | None = None) -> Path:
+    return cfg.workspace / "memory" / f"{check_day(day)}.md"
+
+
 def daily_note(cfg: Config, day: str | None = None) -> DailyNote:
     """The daily note of ``day`` (default today): ``memory/YYYY-MM-DD.md`` in the workspace."""
     name = check_day(day)
     rel = f"memory/{name}.md"
-    raw = read_or_none(cfg.workspace / rel)
+    raw = read_or_none(daily_path(cfg, name))
     if raw is None:
         raise NotFound(f"no daily note for {name} ({rel})")
     return DailyNote(name, rel, raw.decode("utf-8", "replace"))

@@ -29,6 +29,7 @@ from vaultsync.app.sync import LockHeld, PassOptions, overview, sync
 from vaultsync.config import Config
 from vaultsync.server import mcp_reads
 from vaultsync.server.mcp_args import CheckedServer
+from vaultsync.server.mcp_reads import READ
 
 INSTRUCTIONS = (
     "Long-term memory kept as facts about entities (people, companies, projects) in files that a person also "
@@ -44,7 +45,6 @@ FactId = Annotated[str, Field(description="the fact's id, e.g. sarah-chen-004")]
 Pick = Annotated[str | None, Field(description="the entity, when several use the same fact id")]
 Opt = Annotated[str | None, Field(description="optional")]
 Kind = Literal["fact", "summary", "memory", "daily"]
-READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 ADDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 REPLACES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 SYNCS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -65,7 +65,7 @@ def _fields(**given: Any) -> dict[str, Any]:
 
 
 def create_server(cfg: Config) -> MCPServer:
-    server: MCPServer = CheckedServer(name="vaultsync", version=__version__, instructions=INSTRUCTIONS)
+    server = CheckedServer(name="vaultsync", version=__version__, instructions=INSTRUCTIONS)
     _register(server, cfg)
     mcp_reads.register(server, cfg, _answer)
     return server

@@ -5,11 +5,15 @@ text: several lines per field, the union's every branch, a link to pydantic's si
 faster from ``recall: kind: got 'fact'; expected a list of: fact, summary, memory, daily`` than from that, so
 the server reads the same schema it publishes and says, per field, what it takes. An argument the tool does
 not have is named too, where the validator would silently drop it.
+
+The same class lists a resource only while it can be read (``listed_when``): today's daily note appears once
+the agent has written one.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -20,6 +24,14 @@ __all__ = ["CheckedServer", "expected"]
 
 
 class CheckedServer(MCPServer):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.listed_when: dict[str, Callable[[], bool]] = {}  # resource URI -> whether it exists now
+
+    async def list_resources(self) -> Any:
+        shown = await super().list_resources()
+        return [r for r in shown if self.listed_when.get(str(r.uri), lambda: True)()]
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         schema = next((t.input_schema for t in await self.list_tools() if t.name == name), None)
         if schema is not None:

@@ -1,9 +1,9 @@
 """The MCP server's reads beyond one entity: the list of entities, a daily note, MEMORY.md's sections; the same
 as resources a client can attach (MEMORY.md, today's daily note, any entity); and one prompt.
 
-Each is a few lines over ``app/entities.py`` or ``app/workspace.py``. Resources are listed only when they can
-be read: MEMORY.md when the workspace has one, today's note under a fixed address that names the day it
-reads, and entities through a template, since there may be thousands.
+Each is a few lines over ``app/entities.py`` or ``app/workspace.py``. Resources are listed only while they can
+be read (MEMORY.md when the workspace has one, today's daily note once it is written), and entities through a
+template, since there may be thousands.
 """
 
 from __future__ import annotations
@@ -12,23 +12,23 @@ import json
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from vaultsync.app import entities, workspace
 from vaultsync.config import Config
+from vaultsync.server.mcp_args import CheckedServer
 
-__all__ = ["register"]
+__all__ = ["READ", "register"]
 
-READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)  # every read tool's, here and in mcp.py
 Para = Literal["projects", "areas", "resources", "archives"]
 Day = Annotated[str | None, Field(description="YYYY-MM-DD, or today (the default)")]
 Answer = Callable[[Callable[[], Any]], Any]
 
 
-def register(server: MCPServer, cfg: Config, answer: Answer) -> None:
+def register(server: CheckedServer, cfg: Config, answer: Answer) -> None:
     @server.tool(
         description="Every entity with its kind (people, companies, projects ...), its PARA folder (projects, "
         "areas, resources, archives; folder is the vault's name for it) and how many facts it holds. Use it to "
@@ -56,13 +56,11 @@ def register(server: MCPServer, cfg: Config, answer: Answer) -> None:
         found = answer(lambda: _Sections(workspace.memory_sections(cfg, section)))
         return {"path": workspace.MEMORY, "sections": found}
 
-    if (cfg.workspace / workspace.MEMORY).is_file():
-
-        @server.resource(
-            "vaultsync://memory", name="MEMORY.md", description="the agent's long-term notes", mime_type="text/markdown"
-        )
-        def memory_file() -> str:
-            return str(_read(lambda: workspace.memory_text(cfg)))
+    @server.resource(
+        "vaultsync://memory", name="MEMORY.md", description="the agent's long-term notes", mime_type="text/markdown"
+    )
+    def memory_file() -> str:
+        return str(_read(lambda: workspace.memory_text(cfg)))
 
     @server.resource(
         "vaultsync://daily/today",
@@ -72,6 +70,9 @@ def register(server: MCPServer, cfg: Config, answer: Answer) -> None:
     )
     def today_note() -> str:
         return str(_read(lambda: workspace.daily_note(cfg)).text)
+
+    server.listed_when["vaultsync://memory"] = lambda: (cfg.workspace / workspace.MEMORY).is_file()
+    server.listed_when["vaultsync://daily/today"] = lambda: workspace.daily_path(cfg).is_file()
 
     @server.resource(
         "vaultsync://entity/{+entity}",
