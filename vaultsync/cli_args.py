@@ -8,7 +8,6 @@ Short flags are given here once, by the long option's name, so every command tha
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -40,6 +39,8 @@ class Parser(argparse.ArgumentParser):
 
 
 def _nearest(given: str, known: Sequence[str]) -> str:
+    import difflib  # only when a command line is refused
+
     close = difflib.get_close_matches(given.split("=", 1)[0], known, n=1, cutoff=0.6)
     return f"; did you mean {close[0]!r}?" if close else ""
 
