@@ -17,20 +17,21 @@ from typing import Any
 
 from vaultsync import __version__
 from vaultsync import config as configmod
+from vaultsync.cli_args import Parser
 from vaultsync.config import ConfigError
 from vaultsync.model import ExitCode, Report, Severity, phrase
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="vaultsync",
         description="Keep an agent's file memory and an Obsidian vault in step, both ways, with every change in git.",
     )
     parser.add_argument("--version", action="version", version=f"vaultsync {__version__}")
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--config", help="config file (default: $VAULTSYNC_CONFIG, else $XDG_CONFIG_HOME/vaultsync/config.toml)"
-    )
+    where = "config file (default: $VAULTSYNC_CONFIG, else $XDG_CONFIG_HOME/vaultsync/config.toml)"
+    parser.add_argument("--config", help=where)
+    common = Parser(add_help=False)
+    common.add_argument("--config", help=where, default=argparse.SUPPRESS)  # before the command or after it
     sub = parser.add_subparsers(dest="command", required=True)
 
     init = sub.add_parser("init", parents=[common], help="write the config and prepare the vault")
@@ -423,6 +424,8 @@ def _init(args: argparse.Namespace, path: Path) -> int:
         print("added the remote origin; the next pass pushes to it")
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    for note in result.notes:
+        print(f"note: {note}")
     if result.token_created:
         print(f"created the API token (mode 0600): {result.token_path}")
     return ExitCode.CLEAN
