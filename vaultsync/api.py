@@ -38,6 +38,7 @@ _SURFACE = {
     # memory writes and reads
     "memory": "vaultsync.app",
     "entities": "vaultsync.app",
+    "workspace": "vaultsync.app",
     "Recaller": "vaultsync.app.recall",
     "RecallOptions": "vaultsync.app.recall",
     "parse_kinds": "vaultsync.app.recall",
@@ -64,6 +65,7 @@ _SURFACE = {
     "Unreadable": "vaultsync.app.facts",
     "UsageError": "vaultsync.app.recall",
     "HistoryError": "vaultsync.app.history",
+    "refused": "vaultsync.app.faults",  # a full or read-only disk, in one line
 }
 
 __all__ = ["Vault", *_SURFACE]

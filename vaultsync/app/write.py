@@ -25,6 +25,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 
 from vaultsync.config import Config
+from vaultsync.disk import writable
 from vaultsync.engine.run import missing_roots, run_pass
 from vaultsync.errors import VaultsyncError
 from vaultsync.fs import LockHeld, run_lock
@@ -94,7 +95,10 @@ def write(cfg: Config, change: Change) -> Report:
     try:
         with ExitStack() as held:
             try:
-                _take_lock(cfg, held, change.wait)
+                # A look that writes nothing needs no lock where none can be made: on a read-only vault (a mounted
+                # snapshot) no change can be written either, and ``status`` still answers.
+                if not (options.dry_run and not writable(cfg.state_dir)):
+                    _take_lock(cfg, held, change.wait)
             except LockHeld:
                 _record(cfg, change.kind, ExitCode.LOCKED, LOCK_HELD, record and change.wait is None)
                 raise

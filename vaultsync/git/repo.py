@@ -10,6 +10,7 @@ first, so ``git status`` stays clean and a later obsidian-git commit cannot undo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import subprocess
@@ -22,6 +23,7 @@ from vaultsync.git import tree as gittree
 from vaultsync.git.feed import IndexFeed
 from vaultsync.git.index import blob_id
 from vaultsync.git.run import (
+    CLIENT_PREFIX,
     Author,
     Git,
     GitFailed,
@@ -33,7 +35,6 @@ from vaultsync.git.run import (
 from vaultsync.model import Actor
 
 FALLBACK_PERSON = ("vault person", "person@vaultsync.invalid")
-CLIENT_PREFIX = "vaultsync api ("  # a program writing through the HTTP API or MCP: ``vaultsync api (openclaw)``
 # From this many paths, new blobs are streamed into packs instead of a loose file each, ``feed.PACK_CHUNK`` to a
 # pack. git >= 2.37 batches update-index's objects this way; older ones would make a pack per blob, so they keep
 # loose objects.
@@ -93,9 +94,7 @@ class VaultRepo:
         return None
 
     def author(self, actor: Actor, settings: GitSettings) -> Author:
-        """The commit author for ``actor``, built here only: the agent and a named API client under the agent's
-        address (``vaultsync api (openclaw)``: a program acting for the agent, told apart in ``git log``), the
-        person as ``person`` finds them."""
+        """The commit author for ``actor``, built here only; an API client under the agent's address."""
         if actor.kind == "person":
             return self.person(settings.person_name, settings.person_email)
         if actor.kind == "client":
@@ -157,8 +156,40 @@ class VaultRepo:
         wanted = sorted(set(paths))
         if not wanted:
             return None
-        if unstaged := [path for path in wanted if path not in staged]:
-            self._stage(unstaged)
+        try:
+            if unstaged := [path for path in wanted if path not in staged]:
+                self._stage(unstaged)
+            return self._commit_staged(wanted, message, author)
+        except GitFailed:
+            self._unstage(wanted)
+            raise
+
+    def _unstage(self, paths: list[str]) -> None:
+        """Put the real index's entries for ``paths`` back to HEAD's, as ``git restore --staged`` does.
+
+        A commit that failed (a lock file a killed git left, a full disk) must not leave the person's next
+        ``git commit`` holding notes vaultsync staged for its own; the files themselves are untouched and the next
+        pass commits them. When git cannot even do this (the index itself is locked), nothing was staged either.
+        """
+        literal = {"GIT_LITERAL_PATHSPECS": "1"}
+        with contextlib.suppress(GitFailed):
+            if self._head():
+                self.git.text(
+                    "reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul", stdin=nul_list(paths), env=literal
+                )
+            else:
+                self.git.text(
+                    "rm",
+                    "--cached",
+                    "-q",
+                    "--ignore-unmatch",
+                    "--pathspec-from-file=-",
+                    "--pathspec-file-nul",
+                    stdin=nul_list(paths),
+                    env=literal,
+                )
+
+    def _commit_staged(self, wanted: list[str], message: str, author: Author) -> str | None:
         # Many paths: copy what the real index now holds rather than hash every file a second time.
         copy = len(wanted) >= COPY_ENTRIES_MIN
         index = self.git_dir / PRIVATE_INDEX
