@@ -28,7 +28,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 
 from vaultsync import __version__
-from vaultsync.app import entities, memory
+from vaultsync.app import conflicts, entities, inbox, memory, review_notes
 from vaultsync.app.facts import Ambiguous, Invalid, NotFound, Unreadable
 from vaultsync.app.history import HistoryError, history
 from vaultsync.app.recall import Recaller, RecallOptions, UsageError, parse_kinds
@@ -78,6 +78,12 @@ class SupersedeBody(FactFields):
     fact: Text | None = Field(None, description="the text of a new fact that replaces it")
 
 
+class ResolveBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    copy_path: Short = Field(alias="copy", description="the conflict copy's vault path, as GET /conflicts lists it")
+    keep: Literal["mine", "agent"] = Field(description="mine: the copy's version; agent: the note's version")
+
+
 class Problem(BaseModel):
     detail: Any
 
@@ -92,6 +98,8 @@ ERRORS: dict[type[Exception], tuple[int, Callable[[Exception], Any]]] = {
     HistoryError: (409, lambda e: f"cannot read the vault's history: {e}"),
     LockHeld: (503, lambda e: "a pass held the lock too long; try again"),
     memory.Stopped: (503, str),
+    inbox.NotProposed: (409, str),
+    conflicts.FileChanged: (409, lambda e: f"{e}: changed while it was written; read it again and retry"),
 }
 DOCUMENTED = {code: {"model": Problem} for code in (401, 404, 409, 412, 413, 422, 503)}
 
@@ -224,6 +232,32 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         limit: Annotated[int, Query(ge=1, le=1_000, description="at most this many changes")] = 50,
     ) -> dict[str, Any]:
         return history(cfg, target, since=since, limit=limit).to_json()
+
+    @app.get("/conflicts", dependencies=auth_dep, responses=DOCUMENTED, tags=["plugin"])
+    def list_conflicts() -> dict[str, Any]:
+        return {"conflicts": [c.to_json() for c in conflicts.open_conflicts(cfg)]}
+
+    @app.post("/conflicts/resolve", dependencies=auth_dep, responses=DOCUMENTED, tags=["plugin"])
+    def resolve(body: ResolveBody) -> dict[str, Any]:
+        with events.pass_of("resolve") as done:
+            resolved = done(conflicts.resolve(cfg, body.copy_path, body.keep))
+        recaller.stale()
+        return resolved.to_json()
+
+    @app.get("/inbox", dependencies=auth_dep, responses=DOCUMENTED, tags=["plugin"])
+    def list_inbox() -> dict[str, Any]:
+        return {"facts": [f.to_json() for f in inbox.proposed(cfg)]}
+
+    @app.post("/inbox/{fact_id}/{decision}", dependencies=auth_dep, responses=DOCUMENTED, tags=["plugin"])
+    def decide(
+        fact_id: FactId, decision: Literal["accept", "reject"], entity: EntityQuery = None, if_match: IfMatch = None
+    ) -> Response:
+        with events.pass_of(decision) as done:
+            return answered(done(inbox.decide(cfg, fact_id, decision, entity=entity, if_match=if_match)))
+
+    @app.get("/review/latest", dependencies=auth_dep, responses=DOCUMENTED, tags=["plugin"])
+    def latest_review() -> dict[str, Any]:
+        return {"note": review_notes.latest(cfg)}
 
     app.state.events = events
     return app
