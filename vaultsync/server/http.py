@@ -40,6 +40,7 @@ LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 OBSIDIAN_ORIGIN = "app://obsidian.md"
 MAX_BODY = 64 * 1024
 RETRY_AFTER = "2"
+STOP_WAIT = 2  # seconds a stopping server waits for open requests before it ends them
 log = logging.getLogger("vaultsync.server")
 
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(HTTPBearer(auto_error=False))]
@@ -346,7 +347,9 @@ def serve(cfg: Config, token: str, host: str, port: int) -> None:
 
     hosts = LOOPBACK | {host}
     print(f"vaultsync: serving {cfg.vault} on http://{_url_host(host)}:{port}", file=sys.stderr, flush=True)
-    uvicorn.run(create_app(cfg, token, hosts), host=host, port=port, log_level="warning", access_log=False)
+    # An open event stream (a vault plugin is always subscribed) would hold a graceful shutdown for ever.
+    app = create_app(cfg, token, hosts)
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, timeout_graceful_shutdown=STOP_WAIT)
 
 
 def _url_host(host: str) -> str:
