@@ -2,10 +2,13 @@
 // its commands are registered, the status bar shows the real state, "Sync now" runs a pass on a real server,
 // a new conflict gets a notice, and a server that went away is shown as such.
 import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
 import Module, { createRequire } from "node:module";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { TOKEN, fetchTransport, makeVault, serve } from "./vault.mjs";
 
+const NOTE = "2 Areas/people/sarah-chen/facts/sarah-chen-004.md";
 const notices = [];
 const cleanups = [];
 
@@ -13,6 +16,10 @@ class Element {
 	text = "";
 	attrs = {};
 	classes = new Set();
+	children = [];
+	constructor(tag = "div") {
+		this.tag = tag;
+	}
 	setText(text) {
 		this.text = text;
 	}
@@ -25,6 +32,77 @@ class Element {
 	toggleClass(name, on) {
 		if (on) this.classes.add(name);
 		else this.classes.delete(name);
+	}
+	createEl(tag, options = {}) {
+		const child = new Element(tag);
+		child.text = options.text ?? "";
+		if (options.cls) child.classes.add(options.cls);
+		this.children.push(child);
+		return child;
+	}
+	createDiv(options) {
+		return this.createEl("div", options);
+	}
+	empty() {
+		this.children = [];
+	}
+	/** Every text and button label below this element, in order. */
+	texts() {
+		return [this.text, ...this.children.flatMap((c) => c.texts())].filter(Boolean);
+	}
+	buttons() {
+		return [...(this.button ? [this.button] : []), ...this.children.flatMap((c) => c.buttons())];
+	}
+}
+
+const opened = [];
+
+class Modal {
+	constructor(app) {
+		this.app = app;
+		this.contentEl = new Element();
+	}
+	setTitle(title) {
+		this.title = title;
+	}
+	open() {
+		opened.push(this);
+		this.onOpen?.();
+	}
+	close() {
+		this.onClose?.();
+	}
+}
+
+class SuggestModal extends Modal {
+	setPlaceholder() {}
+	onClose() {}
+}
+
+class ButtonComponent {
+	constructor(container) {
+		container.createEl("button").button = this;
+	}
+	setButtonText(text) {
+		this.text = text;
+		return this;
+	}
+	setCta() {
+		return this;
+	}
+	setDisabled(disabled) {
+		this.disabled = disabled;
+		return this;
+	}
+	onClick(callback) {
+		this.click = callback;
+		return this;
+	}
+}
+
+class TFile {
+	constructor(path) {
+		this.path = path;
 	}
 }
 
@@ -63,6 +141,17 @@ class Plugin {
 	}
 }
 
+const shownFiles = [];
+let activeFile = null;
+const app = {
+	workspace: {
+		onLayoutReady: (callback) => callback(),
+		getActiveFile: () => activeFile,
+		getLeaf: (split) => ({ openFile: (file, state) => shownFiles.push({ path: file.path, split, state }) }),
+	},
+	vault: { getAbstractFileByPath: (path) => (vault.exists(path) ? new TFile(path) : null) },
+};
+
 const standIn = {
 	Plugin,
 	Notice: class {
@@ -70,12 +159,12 @@ const standIn = {
 			notices.push(message);
 		}
 	},
-	TFile: class {},
-	Modal: class {},
-	SuggestModal: class {},
+	TFile,
+	Modal,
+	SuggestModal,
+	ButtonComponent,
 	PluginSettingTab: class {},
 	Setting: class {},
-	ButtonComponent: class {},
 	debounce: (fn) => fn,
 	requestUrl: (request) => fetchTransport(request),
 };
@@ -87,7 +176,6 @@ function loadPlugin(saved) {
 	};
 	try {
 		const PluginClass = createRequire(import.meta.url)("../main.js").default;
-		const app = { workspace: { onLayoutReady: (callback) => callback(), getActiveFile: () => null }, vault: {} };
 		return new PluginClass(app, { id: "vaultsync" }, saved);
 	} finally {
 		Module._load = original;
@@ -134,8 +222,7 @@ test("the status bar shows the last pass from the server", async () => {
 });
 
 test("sync now runs a pass on the server, and a new conflict gets a notice", async () => {
-	const note = "2 Areas/people/sarah-chen/facts/sarah-chen-004.md";
-	vault.write(note, vault.read(note).replace(/^category: .*$/m, "category: habit"));
+	vault.write(NOTE, vault.read(NOTE).replace(/^category: .*$/m, "category: habit"));
 	const doc = vault.items("areas/people/sarah-chen");
 	doc.find((f) => f.id === "sarah-chen-004").category = "routine";
 	vault.writeItems("areas/people/sarah-chen", doc);
@@ -148,6 +235,79 @@ test("sync now runs a pass on the server, and a new conflict gets a notice", asy
 	assert.equal(status.json.last_run.kind, "api");
 	assert.equal(notices.length, 1, notices.join("\n"));
 	assert.match(notices[0], /New sync conflict: .*sarah-chen-004\.vaultsync-conflict-/);
+});
+
+const command = (id) => plugin.commands.find((c) => c.id === id);
+const lastOpened = () => opened[opened.length - 1];
+const call = (method, path, body) =>
+	fetchTransport({
+		url: server.url + path,
+		method,
+		headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" },
+		body: body && JSON.stringify(body),
+	});
+
+test("show conflicts: open both side by side, then keep mine", async () => {
+	command("show-conflicts").callback();
+	const first = lastOpened();
+	await until("the conflict is listed", () => first.contentEl.buttons().length === 3);
+	assert.ok(first.contentEl.texts().includes(NOTE));
+	first.contentEl.buttons().find((b) => b.text === "Open both").click();
+	await until("both opened", () => shownFiles.length === 2);
+	assert.deepEqual(shownFiles.map((f) => [f.path.replace(/\.vaultsync-conflict-.*/, ""), f.split]), [
+		[NOTE, false],
+		[NOTE.replace(/\.md$/, ""), "split"],
+	]);
+
+	command("show-conflicts").callback();
+	const modal = lastOpened();
+	await until("listed again", () => modal.contentEl.buttons().length === 3);
+	modal.contentEl.buttons().find((b) => b.text === "Keep mine").click();
+	await until("resolved", async () => (await call("GET", "/conflicts")).json.conflicts.length === 0);
+	assert.match(vault.read(NOTE), /^category: habit$/m);
+	assert.equal(vault.items("areas/people/sarah-chen").find((f) => f.id === "sarah-chen-004").category, "habit");
+	await until("the list says so", () => modal.contentEl.texts().includes("No open conflicts."));
+	await until("the status bar too", () => !plugin.statusItems[0].text.includes("conflict"));
+});
+
+test("review the inbox: the count follows the events, and accept writes the fact", async () => {
+	const made = await call("POST", "/facts", { entity: "areas/people/sarah-chen", fact: "Sarah Chen rows on Saturdays", status: "proposed" });
+	assert.equal(made.status, 201);
+	await until("the status bar counts it", () => plugin.statusItems[0].text.endsWith("· 1 proposed"));
+	command("review-inbox").callback();
+	const modal = lastOpened();
+	await until("listed", () => modal.contentEl.buttons().length === 3);
+	assert.ok(modal.contentEl.texts().includes("Sarah Chen rows on Saturdays"));
+	modal.contentEl.buttons().find((b) => b.text === "Accept").click();
+	const held = () => vault.items("areas/people/sarah-chen").find((f) => f.fact === "Sarah Chen rows on Saturdays");
+	await until("accepted", () => held().status === "active");
+	await until("the list is empty", () => modal.contentEl.texts().includes("No proposed facts are waiting."));
+});
+
+test("search memory: the current fact first, opened at its note", async () => {
+	command("search-memory").callback();
+	const modal = lastOpened();
+	assert.deepEqual(await modal.getSuggestions("a"), [], "one letter is not searched");
+	const hits = await modal.getSuggestions("Sarah agenda meeting");
+	assert.equal(hits[0].vault_path, NOTE);
+	shownFiles.length = 0;
+	modal.onChooseSuggestion(hits[0]);
+	await until("opened", () => shownFiles.some((f) => f.path === NOTE));
+});
+
+test("this note's history and the latest review note", async () => {
+	activeFile = new TFile(NOTE);
+	assert.equal(command("show-note-history").checkCallback(true), true);
+	command("show-note-history").checkCallback(false);
+	const modal = lastOpened();
+	await until("loaded", () => modal.contentEl.children.length > 1);
+	assert.ok(modal.contentEl.texts().some((t) => t.includes("Nora (person)")), modal.contentEl.texts().join("\n"));
+
+	mkdirSync(join(vault.vault, "Reviews"), { recursive: true });
+	vault.write("Reviews/2026-W49.md", "# Review\n");
+	shownFiles.length = 0;
+	command("open-latest-review").callback();
+	await until("opened", () => shownFiles.some((f) => f.path === "Reviews/2026-W49.md"));
 });
 
 test("a server that went away: the status bar says so, and sync now gives one notice", async () => {
