@@ -1,5 +1,5 @@
 import { Notice, Plugin, TFile, debounce, requestUrl } from "obsidian";
-import { Api, ApiError, Cancelled, Unreachable, type Transport } from "./api";
+import { Api, ApiError, Cancelled, Unreachable, type Overview, type Transport } from "./api";
 import { follow, type Fetch } from "./events";
 import { ConflictsModal, DetailsModal, HistoryModal, InboxModal, RecallModal } from "./modals";
 import { DEFAULT_SETTINGS, SettingsTab, settingsFrom, type Settings } from "./settings";
@@ -37,7 +37,7 @@ export default class VaultsyncPlugin extends Plugin {
 	private streaming = false;
 	private retry: number | null = null;
 	private refreshing: AbortController | null = null;
-	private readonly soon = debounce(() => void this.refresh(), QUIET_MS, true);
+	private readonly soon = debounce(() => void this.refresh({ inbox: true }), QUIET_MS, true);
 	private readonly reconnect = debounce(() => this.connect(), 1_000, true);
 
 	async onload(): Promise<void> {
@@ -76,14 +76,16 @@ export default class VaultsyncPlugin extends Plugin {
 		this.reconnect();
 	}
 
-	/** Ask for the status (and the inbox's size) and show it; only one such request runs at a time. */
-	async refresh(loud = false): Promise<void> {
+	/** Ask for the status (and the inbox's size) and show it; only one such request runs at a time. `loud`: say
+	 * that it answered; `inbox`: count the inbox again even if no run was recorded since the last look. */
+	async refresh({ loud = false, inbox = false } = {}): Promise<void> {
 		this.refreshing?.abort();
 		const controller = new AbortController();
 		this.refreshing = controller;
 		try {
-			const [overview, inbox] = await Promise.all([this.api.status(controller.signal), this.api.inbox(controller.signal)]);
-			this.show({ reachable: true, overview, inbox: inbox.length });
+			const overview = await this.api.status(controller.signal);
+			const size = await this.inboxSize(overview, inbox, controller.signal);
+			this.show({ reachable: true, overview, inbox: size });
 			for (const copy of newConflicts(this.knownConflicts, overview.open_conflicts)) {
 				new Notice(`New sync conflict: your version is kept in ${copy}. Run "Show conflicts" to resolve it.`);
 			}
@@ -98,6 +100,15 @@ export default class VaultsyncPlugin extends Plugin {
 		}
 	}
 
+	/** The inbox changes by a pass (every write through the API runs one), and listing it reads every entity's
+	 * file, so a poll asks for it again only when another run was recorded since the last look. */
+	private async inboxSize(overview: Overview, again: boolean, signal: AbortSignal): Promise<number> {
+		const seen = this.state?.reachable ? this.state : null;
+		const same = seen && JSON.stringify(seen.overview.last_run) === JSON.stringify(overview.last_run);
+		if (seen && same && !again) return seen.inbox;
+		return (await this.api.inbox(signal)).length;
+	}
+
 	async syncNow(): Promise<void> {
 		this.statusEl.setText("Vaultsync: syncing…");
 		try {
@@ -107,7 +118,7 @@ export default class VaultsyncPlugin extends Plugin {
 		} catch (error) {
 			this.failed("Sync failed", error);
 		}
-		await this.refresh();
+		await this.refresh({ inbox: true });
 	}
 
 	async openLatestReview(): Promise<void> {

@@ -108,7 +108,7 @@ abstract class ListModal<T> extends Modal {
 			}
 		}
 		await this.reload();
-		void this.plugin.refresh();
+		void this.plugin.refresh({ inbox: true });
 	}
 }
 

@@ -38,7 +38,7 @@ export class SettingsTab extends PluginSettingTab {
 				control: { type: "text", key: "baseUrl", placeholder: DEFAULT_SETTINGS.baseUrl },
 			},
 			{ name: "Token", desc: TOKEN_HELP, control: { type: "text", key: "token" } },
-			{ name: "Check the connection", desc: CHECK_HELP, action: () => void this.plugin.refresh(true) },
+			{ name: "Check the connection", desc: CHECK_HELP, action: () => void this.plugin.refresh({ loud: true, inbox: true }) },
 		];
 	}
 
@@ -79,7 +79,7 @@ export class SettingsTab extends PluginSettingTab {
 			.setDesc(CHECK_HELP)
 			.addButton((button) =>
 				button.setButtonText("Check").onClick(() => {
-					void this.plugin.refresh(true);
+					void this.plugin.refresh({ loud: true, inbox: true });
 				}),
 			);
 	}

@@ -263,9 +263,10 @@ test("show conflicts: open both side by side, then keep mine", async () => {
 	const modal = lastOpened();
 	await until("listed again", () => modal.contentEl.buttons().length === 3);
 	modal.contentEl.buttons().find((b) => b.text === "Keep mine").click();
-	await until("resolved", async () => (await call("GET", "/conflicts")).json.conflicts.length === 0);
+	const category = () => vault.items("areas/people/sarah-chen").find((f) => f.id === "sarah-chen-004").category;
+	await until("carried to memory", () => category() === "habit");
 	assert.match(vault.read(NOTE), /^category: habit$/m);
-	assert.equal(vault.items("areas/people/sarah-chen").find((f) => f.id === "sarah-chen-004").category, "habit");
+	assert.deepEqual((await call("GET", "/conflicts")).json.conflicts, []);
 	await until("the list says so", () => modal.contentEl.texts().includes("No open conflicts."));
 	await until("the status bar too", () => !plugin.statusItems[0].text.includes("conflict"));
 });
