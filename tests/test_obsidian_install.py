@@ -10,8 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from helpers_server import TOKEN
 from helpers_twoway import Env
+
+from vaultsync.app.obsidian import shipped
 
 PLUGIN = ".obsidian/plugins/vaultsync"
 
@@ -82,3 +85,13 @@ def test_a_settings_folder_name_that_leaves_the_vault_is_refused(env: Env, tmp_p
 
     assert done.returncode == 2 and "--config-dir" in done.stderr
     assert not (env.vault.parent / "elsewhere").exists()
+
+
+@pytest.mark.skipif(not (shipped() / "main.js").is_file(), reason="the plugin is not built (npm run build)")
+def test_the_plugin_built_into_the_package_is_what_gets_installed(env: Env) -> None:
+    done = _install(env, "--json")
+
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["folder"] == PLUGIN
+    for name in ("main.js", "manifest.json", "styles.css"):
+        assert (env.vault / PLUGIN / name).read_bytes() == (shipped() / name).read_bytes()
