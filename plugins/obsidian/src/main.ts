@@ -189,6 +189,7 @@ export default class VaultsyncPlugin extends Plugin {
 	private disconnect(): void {
 		if (this.retry !== null) window.clearTimeout(this.retry);
 		this.retry = null;
+		this.soon.cancel();
 		this.stream?.abort();
 		this.stream = null;
 		this.streaming = false;

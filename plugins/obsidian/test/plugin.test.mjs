@@ -165,7 +165,7 @@ const standIn = {
 	ButtonComponent,
 	PluginSettingTab: class {},
 	Setting: class {},
-	debounce: (fn) => fn,
+	debounce: (fn) => Object.assign((...args) => fn(...args), { cancel: () => undefined }),
 	requestUrl: (request) => fetchTransport(request),
 };
 
