@@ -30,14 +30,14 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 
 from vaultsync import __version__
-from vaultsync.app import entities, memory
+from vaultsync.app import conflicts, entities, inbox, memory
 from vaultsync.app.facts import Ambiguous, Invalid, NotFound, Unreadable
 from vaultsync.app.faults import refused
 from vaultsync.app.history import HistoryError, history
 from vaultsync.app.recall import Recaller, RecallOptions, UsageError, parse_kinds
 from vaultsync.app.sync import LockHeld, PassOptions, overview, sync
 from vaultsync.config import Config
-from vaultsync.server import models
+from vaultsync.server import models, plugin_routes
 from vaultsync.server.events import Events
 from vaultsync.server.models import errors
 
@@ -45,6 +45,7 @@ LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 OBSIDIAN_ORIGIN = "app://obsidian.md"
 MAX_BODY = 64 * 1024
 RETRY_AFTER = "2"
+STOP_WAIT = 2  # seconds a stopping server waits for open requests before it ends them
 log = logging.getLogger("vaultsync.server")
 
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(HTTPBearer(auto_error=False))]
@@ -94,6 +95,8 @@ ERRORS: dict[type[Exception], tuple[int, Callable[[Exception], Any]]] = {
     HistoryError: (409, lambda e: f"cannot read the vault's history: {e}"),
     LockHeld: (503, lambda e: "a pass held the lock too long; try again"),
     memory.Stopped: (503, str),
+    inbox.NotProposed: (409, str),
+    conflicts.FileChanged: (409, lambda e: f"{e}: changed while it was written; read it again and retry"),
 }
 READ = errors(401, 404, 409, 422)
 WRITE = errors(401, 404, 409, 412, 413, 422, 503)
@@ -282,6 +285,7 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
     ) -> dict[str, Any]:
         return history(cfg, target, since=since, limit=limit).to_json()
 
+    plugin_routes.add(app, cfg, events, recaller, auth_dep, answered)
     app.state.events = events
     return app
 
@@ -423,7 +427,10 @@ def serve(cfg: Config, token: str, host: str, port: int) -> None:
         ) from None
     hosts = LOOPBACK | {host}
     print(f"vaultsync: serving {cfg.vault} on http://{_url_host(host)}:{port}", file=sys.stderr, flush=True)
-    config = uvicorn.Config(create_app(cfg, token, hosts), log_level="warning", access_log=False)
+    # An open event stream (a vault plugin is always subscribed) would hold a graceful shutdown for ever.
+    config = uvicorn.Config(
+        create_app(cfg, token, hosts), log_level="warning", access_log=False, timeout_graceful_shutdown=STOP_WAIT
+    )
     with sock:
         uvicorn.Server(config).run(sockets=[sock])
 
