@@ -181,7 +181,7 @@ class Choice(_Open):
 
 
 class Conflict(_Open):
-    copy: str = Field(description="the conflict copy's vault path")
+    copy_path: str = Field(alias="copy", description="the conflict copy's vault path")
     note: str = Field(description="the note it stands beside")
     unit: str
     detail: str
