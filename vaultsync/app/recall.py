@@ -8,17 +8,18 @@ by re-reading only the files whose stat changed, and a missing, old or unreadabl
 from __future__ import annotations
 
 import hashlib
-import math
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
 from vaultsync.config import Config
+from vaultsync.core import rank
+from vaultsync.core.periods import Period, period
 from vaultsync.state.files import StateFiles
 from vaultsync.state.recall import Candidate, Doc, Filters, IndexBroken, RecallIndex, open_index
-from vaultsync.state.recall_query import Term, terms
+from vaultsync.state.recall_query import Term, name_words, terms
 from vaultsync.state.walk import MemoryWalk, walk_memory
 
 KINDS = ("fact", "summary", "memory", "daily")
@@ -29,11 +30,10 @@ COMMON_SHARE = 0.2
 MIN_COMMON = 1000  # below this many rows a word is cheap to score whatever its share
 RARE_ROWS = 4000  # the rarer words' matches scored when too few pieces hold every word (``plan_terms``)
 ROWS = 8000  # a step matching more rows than this scores the newest this many (``RecallIndex.search``)
+MAX_NAMED = 3  # a query word naming more entities or speakers than this ("project") names none in particular
 MAX_KEPT = 5  # the rarest words kept after pruning; further ones barely move the top of the list
-# Recency orders pieces that are equally relevant: bm25 within this share of each other, newer first. A boost
-# that outweighs relevance (30% for the newest day, halving every 90 days, in the first version) cost 0.04 of
-# recall@5 on the generated questions, which ask about any time alike; an even tie-break costs nothing there.
-RECENCY_TIE = 0.01
+# A named period also asks the index for its best rows inside the period: the words alone may not reach them.
+PERIOD_CANDIDATES = 20
 
 
 class UsageError(ValueError):
@@ -54,6 +54,9 @@ class RecallOptions:
     since: str | None = None
     until: str | None = None
     recency: bool = True
+    today: str | None = None  # YYYY-MM-DD that "last week" counts from; None: the local date
+    explain: bool = False  # each hit says its bm25 and the boosts it got
+    person: str = ""  # the person's own name: a question naming them favours what they said
 
 
 @dataclass
@@ -69,9 +72,11 @@ class Hit:
     vault_path: str | None
     text: str
     score: float
+    explain: dict[str, float | str] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        shown = {"explain": self.explain} if self.explain is not None else {}
+        return shown | {
             "kind": self.kind,
             "root": self.root,
             "path": self.path,
@@ -208,12 +213,16 @@ def _all_present(index: RecallIndex, query_terms: list[Term]) -> list[Term]:
 
 def recall(cfg: Config, query: str, options: RecallOptions | None = None) -> RecallResult:
     """The best pieces of memory for ``query``, typed as plain words (no query syntax is ever an error)."""
-    options = options or RecallOptions()
+    options = _with_person(cfg, options or RecallOptions())
     index = refresh(cfg)
     try:
         return search(index, query, options)
     finally:
         index.close()
+
+
+def _with_person(cfg: Config, options: RecallOptions) -> RecallOptions:
+    return options if options.person else replace(options, person=cfg.git.person_name)
 
 
 class Recaller:
@@ -244,7 +253,7 @@ class Recaller:
             index = local.index = refresh(self.cfg)
             local.at = time.monotonic()
         assert index is not None
-        return search(index, query, options or RecallOptions())
+        return search(index, query, _with_person(self.cfg, options or RecallOptions()))
 
 
 def search(index: RecallIndex, query: str, options: RecallOptions) -> RecallResult:
@@ -260,14 +269,38 @@ def search(index: RecallIndex, query: str, options: RecallOptions) -> RecallResu
         _day(options.since, "since"),
         _day(options.until, "until"),
     )
+    today = _day(options.today, "today") or date.today().isoformat()
+    named_period = period(query, date.fromisoformat(today))
+    if named_period is not None:
+        rest = query[: named_period.start] + " " + query[named_period.end :]
+        query_terms = terms(rest) if rest.strip() and terms(rest) else query_terms
     plan = plan_terms(index, query_terms)
     planned = plan.terms
     if not planned or not limit:
         return result
     want = max(CANDIDATES, limit)
-    # First the pieces holding every word, common ones included: finding them is an intersection in the index,
-    # cheap even for words in half the memory, and they are what bm25 over all the words puts first. Only when
-    # they are too few are the rarest words asked for one by one (``plan_terms``).
+    found = _candidates(index, query_terms, plan, filters, want)
+    if named_period is not None and not (filters.since or filters.until):
+        inside = replace(filters, since=named_period.first, until=named_period.last)
+        for c in index.search(planned, inside, PERIOD_CANDIDATES):
+            found.setdefault(c.doc, c)
+    candidates = list(found.values())
+    q = _question(index, query, query_terms, named_period, options.person)
+    ranked = rank.rank(candidates, index.rows(rank.neighbour_ids(candidates)), q)
+    ordered = rank.order(ranked, q, options.recency)
+    result.hits = [_hit(r, planned, options.explain) for r in ordered[:limit]]
+    return result
+
+
+def _candidates(
+    index: RecallIndex, query_terms: list[Term], plan: Plan, filters: Filters, want: int
+) -> dict[Doc, Candidate]:
+    """The rows bm25 puts first, the candidates re-ranking orders.
+
+    First the pieces holding every word, common ones included: finding them is an intersection in the index,
+    cheap even for words in half the memory, and they are what bm25 over all the words puts first. Only when
+    they are too few are the rarest words asked for one by one (``plan_terms``).
+    """
     found: dict[Doc, Candidate] = {}
     every = _all_present(index, query_terms)
     if len(every) > 1:
@@ -276,15 +309,23 @@ def search(index: RecallIndex, query: str, options: RecallOptions) -> RecallResu
             found[c.doc] = c
     if len(found) < want:
         newest = ROWS if plan.matches > ROWS else 0
-        for c in index.search(planned, filters, want, newest=newest):
+        for c in index.search(plan.terms, filters, want, newest=newest):
             found.setdefault(c.doc, c)
-    candidates = list(found.values())
-    if options.recency:
-        ranked = sorted(candidates, key=_order)
-    else:
-        ranked = sorted(candidates, key=lambda c: (c.doc.status == "superseded", -c.relevance))
-    result.hits = [_hit(c, c.relevance, planned) for c in ranked[:limit]]
-    return result
+    return found
+
+
+def _question(
+    index: RecallIndex, query: str, query_terms: list[Term], named_period: Period | None, person: str
+) -> rank.Question:
+    """The entities and speakers the query names. A word naming more than ``MAX_NAMED`` of them ("project")
+    names none in particular and is left out."""
+    words = [w for t in query_terms if not t.grams for w in name_words(t.word)]
+    named = {w: targets for w, targets in index.named(words).items() if len(targets) <= MAX_NAMED}
+    own = set(name_words(person))
+    if own & set(words):
+        for word in own & set(words):
+            named.setdefault(word, set()).update({"@me", "@i", "@" + person.strip().lower()})
+    return rank.question(query, named, named_period)
 
 
 def parse_kinds(text: str | None) -> tuple[str, ...]:
@@ -319,21 +360,6 @@ def _entities(index: RecallIndex, wanted: str | None) -> tuple[str, ...]:
     raise UsageError(f"no entity {wanted!r} in the memory", "entity")
 
 
-def _order(candidate: Candidate) -> tuple[bool, int, int]:
-    """Current knowledge first: a superseded fact after every hit that is not; then by bm25, the newer of two
-    pieces within ``RECENCY_TIE`` of each other first."""
-    relevance = max(candidate.relevance, 1e-9)
-    band = math.floor(math.log(relevance) / math.log1p(RECENCY_TIE))
-    return (candidate.doc.status == "superseded", -band, -_day_number(candidate.doc.ts))
-
-
-def _day_number(ts: str | None) -> int:
-    try:
-        return date.fromisoformat(ts[:10]).toordinal() if ts else 0
-    except ValueError:
-        return 0
-
-
 SNIPPET = 240
 
 
@@ -349,8 +375,8 @@ def _snippet(text: str, planned: list[Term]) -> str:
     return ("…" if start else "") + text[start:end].strip() + ("…" if end < len(text) else "")
 
 
-def _hit(candidate: Candidate, score: float, planned: list[Term]) -> Hit:
-    doc = candidate.doc
+def _hit(ranked: rank.Ranked, planned: list[Term], explain: bool) -> Hit:
+    doc = ranked.doc
     lines = (doc.first_line, doc.last_line) if doc.first_line and doc.last_line else None
     return Hit(
         kind=doc.kind,
@@ -363,5 +389,6 @@ def _hit(candidate: Candidate, score: float, planned: list[Term]) -> Hit:
         superseded_by=doc.superseded_by,
         vault_path=doc.vault_path,
         text=_snippet(doc.body, planned),
-        score=round(score, 4),
+        score=round(ranked.score, 4),
+        explain=ranked.explain if explain else None,
     )

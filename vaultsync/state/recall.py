@@ -18,9 +18,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from vaultsync.state.recall_query import Term
+from vaultsync.state.recall_query import Term, name_words
 
-SCHEMA_VERSION = 1  # bump when what is stored changes: an index of another version is rebuilt
+SCHEMA_VERSION = 2  # bump when what is stored changes: an index of another version is rebuilt
 RACY_NS = 2_000_000_000  # a file this fresh may change again within its mtime's tick: recorded as unknown
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 # Column weights for bm25: the text itself, the entity's names and the heading above a block, the category,
@@ -33,9 +33,13 @@ CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode
 CREATE TABLE docs (
     id INTEGER PRIMARY KEY, source TEXT NOT NULL, kind TEXT NOT NULL, root TEXT NOT NULL, path TEXT NOT NULL,
     first_line INTEGER, last_line INTEGER, fact_id TEXT, entity TEXT, status TEXT, superseded_by TEXT,
-    ts TEXT, vault_path TEXT, body TEXT NOT NULL, names TEXT NOT NULL, extra TEXT NOT NULL, grams TEXT NOT NULL
+    ts TEXT, vault_path TEXT, body TEXT NOT NULL, names TEXT NOT NULL, extra TEXT NOT NULL, grams TEXT NOT NULL,
+    speaker TEXT
 );
 CREATE INDEX docs_source ON docs (source);
+CREATE TABLE names (word TEXT NOT NULL, target TEXT NOT NULL, source TEXT NOT NULL);
+CREATE INDEX names_word ON names (word);
+CREATE INDEX names_source ON names (source);
 CREATE INDEX docs_ts ON docs (ts);
 CREATE VIRTUAL TABLE fts USING fts5 (
     {", ".join(COLUMNS)}, content='docs', content_rowid='id', tokenize='{TOKENIZER}'
@@ -68,6 +72,7 @@ class Doc:
     superseded_by: str | None = None
     ts: str | None = None  # YYYY-MM-DD when the piece has a date
     vault_path: str | None = None
+    speaker: str | None = None  # a daily-note line's speaker label (``**Sam**: ...``), lower case
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,7 @@ class Candidate:
 
     doc: Doc
     relevance: float
+    id: int = 0  # the row, which orders a file's pieces: its neighbours are the rows next to it
 
 
 Stat = tuple[int, int, int]  # size, mtime_ns, inode
@@ -105,6 +111,7 @@ DOC_FIELDS = [
     "superseded_by",
     "ts",
     "vault_path",
+    "speaker",
 ]
 
 
@@ -147,7 +154,9 @@ class RecallIndex:
                     chunk,
                 )
                 self.db.execute(f"DELETE FROM docs WHERE source IN ({marks})", chunk)
+                self.db.execute(f"DELETE FROM names WHERE source IN ({marks})", chunk)
             before = self.db.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()[0]
+            self.db.executemany("INSERT INTO names VALUES (?, ?, ?)", _name_rows(docs))
             marks = ",".join("?" * len(DOC_FIELDS))
             # Oldest first: row ids then rise with the date, which lets ``search`` take the newest rows first.
             self.db.executemany(
@@ -219,7 +228,7 @@ class RecallIndex:
             f"{{grams}} : {t.expr}" if t.grams else f"{{body names extra}} : {t.expr}" for t in terms
         )
         where, params = _where(filters)
-        columns = ", ".join("d." + f for f in DOC_FIELDS)
+        columns = ", ".join("d." + f for f in ("id", *DOC_FIELDS))
         bm25 = f"bm25(fts, {', '.join(map(str, WEIGHTS))})"
         with self._guard():
             if where:
@@ -241,7 +250,30 @@ class RecallIndex:
                     "AND rowid > ? ORDER BY s LIMIT ?) q JOIN docs d ON d.id = q.rowid ORDER BY q.s"
                 )
                 rows = self.db.execute(sql, (match, floor, limit)).fetchall()
-        return [Candidate(Doc(*row[:-1]), -row[-1]) for row in rows]
+        return [Candidate(Doc(*row[1:-1]), -row[-1], row[0]) for row in rows]
+
+    def named(self, words: Iterable[str]) -> dict[str, set[str]]:
+        """What each of ``words`` names: entities (their memory path) and speaker labels (``@label``)."""
+        wanted = list(dict.fromkeys(words))
+        if not wanted:
+            return {}
+        found: dict[str, set[str]] = {}
+        with self._guard():
+            marks = ",".join("?" * len(wanted))
+            for word, target in self.db.execute(f"SELECT word, target FROM names WHERE word IN ({marks})", wanted):
+                found.setdefault(word, set()).add(target)
+        return found
+
+    def rows(self, ids: Iterable[int]) -> dict[int, Doc]:
+        """The docs with these row ids (those that exist): a hit's neighbours in its file."""
+        wanted = sorted({i for i in ids if i > 0})
+        if not wanted:
+            return {}
+        columns = ", ".join(DOC_FIELDS)
+        with self._guard():
+            marks = ",".join("?" * len(wanted))
+            rows = self.db.execute(f"SELECT id, {columns} FROM docs WHERE id IN ({marks})", wanted).fetchall()
+        return {row[0]: Doc(*row[1:]) for row in rows}
 
     def entities(self) -> list[str]:
         with self._guard():
@@ -251,6 +283,25 @@ class RecallIndex:
         with self._guard():
             row = self.db.execute("SELECT max(ts) FROM docs WHERE ts IS NOT NULL").fetchone()
         return row[0] if row else None
+
+
+def _name_rows(docs: Sequence[Doc]) -> Iterator[tuple[str, str, str]]:
+    """The names table's rows: each word of an entity's names and of a line's speaker label, and what it names.
+
+    A question names people and projects by the words of their names, which are in most of their own rows and
+    so weigh next to nothing in bm25; this table lets the ranking see that a query word is a name.
+    """
+    seen: set[tuple[str, str, str]] = set()
+    for doc in docs:
+        named = [(doc.names, doc.entity)] if doc.entity and doc.kind in ("fact", "summary") else []
+        if doc.speaker:
+            named.append((doc.speaker, "@" + doc.speaker))
+        for text, target in named:
+            for word in name_words(text):
+                row = (word, target, doc.source)
+                if row not in seen:
+                    seen.add(row)
+                    yield row
 
 
 def _where(filters: Filters) -> tuple[str, list[object]]:

@@ -1,0 +1,155 @@
+"""Re-ranking recall's candidates with what the memory knows besides their words: who, when and what came before.
+
+bm25 scores a row by its own words. Three things it cannot see decide many questions put to a memory: a
+person's or project's name is in most of their own rows, so it weighs nearly nothing (``ENTITY``); a date or
+period in the question is metadata, not text (``PERIOD``, ``WHEN``); and in a daily-note log the answer is often
+the line after the one that raised the topic (``PREV``, ``NEXT``). The score of a piece is
+
+    (bm25 + PREV * bm25(line before) + NEXT * bm25(line after)) * (1 + entity + period + when)
+
+where a line no query word reached still counts when its neighbour did. The constants are few and the same for
+every memory; they were chosen on ``benchmarks/recall_eval.py``'s set, and ``docs/recall.md`` lists them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from vaultsync.core.periods import Period
+from vaultsync.state.recall import Candidate, Doc
+
+ENTITY = 0.5  # the piece belongs to an entity the question names, or its speaker is named
+MENTION = 0.2  # a line that names such an entity without being its own
+PERIOD = 1.0  # the piece is dated inside the period the question names
+WHEN = 0.1  # a "when" question: the piece carries a date
+PREV = 0.5  # share of the line before's bm25 a line gets: the answer often follows the question
+NEXT = 0.2  # share of the line after's
+RECENCY_TIE = 0.01  # scores within this share of each other are equal: the newer piece first
+WHEN_WORDS = re.compile(r"\b(when|what (?:date|day|time|year|month)|how long ago|since when)\b", re.I)
+# A question after what used to be true: superseded facts then rank by relevance like the rest.
+PAST_WORDS = re.compile(r"\b(before|previous(?:ly)?|used to|former(?:ly)?|earlier|originally|superseded)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Question:
+    """What re-ranking needs of a question: the entities and speakers it names, its period, its kind."""
+
+    entities: frozenset[str] = frozenset()  # memory paths (areas/people/sarah)
+    speakers: frozenset[str] = frozenset()  # speaker labels, lower case
+    words: frozenset[str] = frozenset()  # the name words the question used, to see a line mention them
+    period: Period | None = None
+    when: bool = False
+    past: bool = False
+
+
+def question(text: str, named: Mapping[str, set[str]], when_period: Period | None) -> Question:
+    """``named``: what each query word names (``RecallIndex.named``), entity paths and ``@label``s."""
+    entities = {t for targets in named.values() for t in targets if not t.startswith("@")}
+    speakers = {t[1:] for targets in named.values() for t in targets if t.startswith("@")}
+    return Question(
+        frozenset(entities),
+        frozenset(speakers),
+        frozenset(named),
+        when_period,
+        bool(WHEN_WORDS.search(text)),
+        bool(PAST_WORDS.search(text)),
+    )
+
+
+@dataclass
+class Ranked:
+    """A piece to return, its score and the parts of it (``explain``)."""
+
+    doc: Doc
+    score: float
+    explain: dict[str, float | str] = field(default_factory=dict)
+
+
+def _same_block(a: Doc, b: Doc) -> bool:
+    return a.kind == "daily" and a.source == b.source and a.names == b.names
+
+
+def neighbour_ids(candidates: Sequence[Candidate]) -> set[int]:
+    """The rows next to each daily-note candidate: the lines before and after it may be in its block."""
+    return {c.id + step for c in candidates if c.doc.kind == "daily" and c.id for step in (-1, 1)}
+
+
+def _owns(doc: Doc, q: Question) -> bool:
+    if doc.speaker and doc.speaker in q.speakers:
+        return True
+    return bool(doc.entity) and any(doc.entity == e or doc.entity.startswith(e + "/") for e in q.entities)
+
+
+def _mentions(doc: Doc, q: Question) -> bool:
+    if doc.kind not in ("daily", "memory") or not q.words:
+        return False
+    words = set(re.findall(r"[^\W_]+", doc.body.lower()))
+    return not words.isdisjoint(q.words)
+
+
+def boosts(doc: Doc, q: Question) -> dict[str, float]:
+    """Each boost that applies to ``doc`` for ``q``, by name."""
+    found: dict[str, float] = {}
+    if _owns(doc, q):
+        found["entity"] = ENTITY
+    elif _mentions(doc, q):
+        found["entity"] = MENTION
+    if q.period and q.period.holds(doc.ts):
+        found["period"] = PERIOD
+    if q.when and doc.ts:
+        found["when"] = WHEN
+    return found
+
+
+def rank(candidates: Sequence[Candidate], rows: Mapping[int, Doc], q: Question) -> list[Ranked]:
+    """Every candidate and every line a candidate's neighbour reaches, scored and explained, unsorted."""
+    relevance = {c.id: c.relevance for c in candidates if c.id}
+    docs: dict[int, Doc] = {c.id: c.doc for c in candidates if c.id}
+    for c in candidates:
+        if c.doc.kind != "daily" or not c.id:
+            continue
+        for step in (-1, 1):
+            other = rows.get(c.id + step)
+            if other is not None and c.id + step not in docs and _same_block(c.doc, other):
+                docs[c.id + step] = other
+    out = [Ranked(c.doc, c.relevance, {"bm25": round(c.relevance, 4)}) for c in candidates if not c.id]
+    for row, doc in docs.items():
+        own = relevance.get(row, 0.0)
+        before, after = docs.get(row - 1), docs.get(row + 1)
+        context = 0.0
+        if before is not None and _same_block(doc, before):
+            context += PREV * relevance.get(row - 1, 0.0)
+        if after is not None and _same_block(doc, after):
+            context += NEXT * relevance.get(row + 1, 0.0)
+        parts = boosts(doc, q)
+        explain: dict[str, float | str] = {"bm25": round(own, 4)}
+        if context:
+            explain["context"] = round(context, 4)
+        explain.update(parts)
+        out.append(Ranked(doc, (own + context) * (1 + sum(parts.values())), explain))
+    return out
+
+
+def order(ranked: list[Ranked], q: Question, recency: bool = True) -> list[Ranked]:
+    """Current knowledge first (unless the question asks what was true before), then by score; with
+    ``recency``, of two pieces within ``RECENCY_TIE`` of each other the newer first."""
+
+    def key(r: Ranked) -> tuple[bool, float, int]:
+        stale = r.doc.status == "superseded" and not q.past
+        if not recency:
+            return (stale, -r.score, 0)
+        band = math.floor(math.log(max(r.score, 1e-9)) / math.log1p(RECENCY_TIE))
+        return (stale, -band, -_day_number(r.doc.ts))
+
+    return sorted(ranked, key=key)
+
+
+def _day_number(ts: str | None) -> int:
+    try:
+        return date.fromisoformat(ts[:10]).toordinal() if ts else 0
+    except ValueError:
+        return 0
