@@ -22,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import generate, scale_args
+from recall_eval import build as build_eval
 
 from vaultsync import config as configmod
 from vaultsync.app.history import history
@@ -95,6 +96,50 @@ def quality(index: object, rng: random.Random, n: int) -> dict[str, float]:
     return {"questions": asked, "recall@5": ours / asked, "plain_bm25_recall@5": base / asked}
 
 
+def _matches(evidence: str, path: str, lines: tuple[int, int] | None, fact_id: str | None) -> bool:
+    if ":" in evidence:
+        where, line = evidence.rsplit(":", 1)
+        return path == where and bool(lines) and lines[0] <= int(line) <= lines[1]  # type: ignore[index]
+    return fact_id == evidence
+
+
+def _found(evidence: list[list[str]], hits: list[tuple[str, tuple[int, int] | None, str | None]], k: int) -> float:
+    """The share of the question's hops with some evidence among the first ``k`` hits."""
+    return sum(any(_matches(e, *h) for h in hits[:k] for e in hop) for hop in evidence) / len(evidence)
+
+
+def evaluate(tmp: Path) -> dict[str, dict[str, float]]:
+    """recall@5 and recall@10 per question kind on ``recall_eval``'s set, vaultsync against plain bm25 (every
+    word but stop words ORed, bm25 over the text, one row per daily-note line and per fact) on the same index."""
+    root = tmp / "eval"
+    questions = build_eval(root / "mem")
+    today = json.loads((root / "mem/questions.json").read_text(encoding="utf-8"))["today"]
+    init_vault(root / "mem/workspace", root / "mem/life", root / "vault", root / "config.toml")
+    cfg = configmod.load(root / "config.toml")
+    StateFiles(cfg.state_dir).recall.unlink(missing_ok=True)
+    index = refresh(cfg)
+    db = index.db
+    where = {i: (p, (a, b) if a else None, f) for i, p, a, b, f in db.execute(
+        "SELECT id, path, first_line, last_line, fact_id FROM docs")}
+    scores: dict[str, dict[str, list[float]]] = {}
+    for q in questions:
+        ours = [(h.path, h.lines, h.id) for h in search(index, q.text, RecallOptions(limit=10, today=today)).hits]
+        words = [w for w in re.findall(r"[^\W_]+", q.text.lower()) if w not in STOPWORDS]
+        base = [where[i] for i in plain_bm25(db, " ".join(words), 10)]
+        row = scores.setdefault(q.kind, {"n": [], "r5": [], "r10": [], "bm25_r5": [], "bm25_r10": []})
+        row["n"].append(1)
+        for name, hits in (("", ours), ("bm25_", base)):
+            row[name + "r5"].append(_found(q.evidence, hits, 5))
+            row[name + "r10"].append(_found(q.evidence, hits, 10))
+    index.close()
+    table = {kind: {k: (len(v) if k == "n" else round(sum(v) / len(v), 3)) for k, v in row.items()}
+             for kind, row in sorted(scores.items())}
+    every = [x for row in scores.values() for x in row["r5"]], [x for row in scores.values() for x in row["bm25_r5"]]
+    table["overall"] = {"n": len(every[0]), "r5": round(sum(every[0]) / len(every[0]), 3),
+                        "bm25_r5": round(sum(every[1]) / len(every[1]), 3)}
+    return table
+
+
 def long_history(vault: Path, notes: list[str], commits: int, rng: random.Random) -> str:
     """``commits`` more commits, each editing one fact note, made with git fast-import (a pass each would take
     hours); returns the note edited most often."""
@@ -131,9 +176,13 @@ def main() -> int:
         help="write the trees here, or, when a run left them here already, query them again without the small "
         "change and the history (for comparing query plans on one memory)",
     )
+    parser.add_argument("--eval-only", action="store_true", help="only the evaluation set's recall@k table")
     args = parser.parse_args()
     rng = random.Random(7)
     tmp = args.dir or Path(tempfile.mkdtemp(prefix="vaultsync-recall-"))
+    if args.eval_only:
+        print(json.dumps(evaluate(Path(tempfile.mkdtemp(prefix="vaultsync-eval-"))), indent=1))
+        return 0
     again = (tmp / "config.toml").exists()
     tmp.mkdir(parents=True, exist_ok=True)
     (tmp / "gitconfig").write_text("")

@@ -22,14 +22,14 @@ from datetime import date
 from vaultsync.core.periods import Period
 from vaultsync.state.recall import Candidate, Doc
 
-ENTITY = 0.5  # the piece belongs to an entity the question names, or its speaker is named
+ENTITY = 0.7  # the piece belongs to an entity the question names, or its speaker is named
 MENTION = 0.2  # a line that names such an entity without being its own
 PERIOD = 1.0  # the piece is dated inside the period the question names
 WHEN = 0.1  # a "when" question: the piece carries a date
-PREV = 0.5  # share of the line before's bm25 a line gets: the answer often follows the question
-NEXT = 0.2  # share of the line after's
+PREV = 0.8  # share of the line before's bm25 a line gets: the answer often follows the question
+NEXT = 0.1  # share of the line after's
 RECENCY_TIE = 0.01  # scores within this share of each other are equal: the newer piece first
-WHEN_WORDS = re.compile(r"\b(when|what (?:date|day|time|year|month)|how long ago|since when)\b", re.I)
+WHEN_WORDS = re.compile(r"\b(when|what (?:date|year|month)|how long ago)\b", re.I)
 # A question after what used to be true: superseded facts then rank by relevance like the rest.
 PAST_WORDS = re.compile(r"\b(before|previous(?:ly)?|used to|former(?:ly)?|earlier|originally|superseded)\b", re.I)
 
