@@ -27,6 +27,7 @@ def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
         since=args.since,
         until=args.until,
         recency=not args.no_recency,
+        explain=args.explain,
     )
     try:
         result = recall(cfg, args.query, options)
@@ -40,7 +41,7 @@ def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
     from rich.text import Text
 
     table = Table(show_edge=False, title=f"recall: {args.query[:60]}" if result.hits else None)
-    for column in ("score", "kind", "where", "text"):
+    for column in ("score", "kind", "where", "text", *(("why",) if args.explain else ())):
         table.add_column(column, overflow="fold")
     for hit in result.hits:
         where = hit.vault_path or f"{hit.root}/{hit.path}"
@@ -49,12 +50,22 @@ def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
         text = " ".join(hit.text.split())
         if hit.status == "superseded":
             text = f"(superseded{' by ' + hit.superseded_by if hit.superseded_by else ''}) {text}"
-        table.add_row(f"{hit.score:.2f}", hit.kind, Text(where), Text(text[:200]))
+        why = (Text(_why(hit.explain)),) if args.explain else ()
+        table.add_row(f"{hit.score:.2f}", hit.kind, Text(where), Text(text[:200]), *why)
     if result.hits:
         Console(highlight=False, soft_wrap=False).print(table)
     else:
         print("no hits")
     return ExitCode.CLEAN
+
+
+def _why(explain: dict[str, float | str] | None) -> str:
+    """``bm25 7.25 + context 1.84, entity +0.7``: the score's parts as ``docs/recall.md`` names them."""
+    parts = dict(explain or {})
+    base = f"bm25 {parts.pop('bm25', 0):.2f}"
+    if "context" in parts:
+        base += f" + context {parts.pop('context'):.2f}"
+    return ", ".join([base, *(f"{name} +{value}" for name, value in parts.items())])
 
 
 def log_command(args: argparse.Namespace, cfg: configmod.Config) -> int:

@@ -280,10 +280,11 @@ def search(index: RecallIndex, query: str, options: RecallOptions) -> RecallResu
         return result
     want = max(CANDIDATES, limit)
     found = _candidates(index, query_terms, plan, filters, want)
-    if named_period is not None and not (filters.since or filters.until):
-        inside = replace(filters, since=named_period.first, until=named_period.last)
-        for c in index.search(planned, inside, PERIOD_CANDIDATES):
-            found.setdefault(c.doc, c)
+    span = index.span(named_period.first, named_period.last) if named_period else None
+    if span and named_period and filters == Filters():
+        for c in index.search(planned, filters, PERIOD_CANDIDATES, rows=span):
+            if named_period.holds(c.doc.ts):
+                found.setdefault(c.doc, c)
     candidates = list(found.values())
     q = _question(index, query, query_terms, named_period, options.person)
     ranked = rank.rank(candidates, index.rows(rank.neighbour_ids(candidates)), q)
@@ -317,10 +318,9 @@ def _candidates(
 def _question(
     index: RecallIndex, query: str, query_terms: list[Term], named_period: Period | None, person: str
 ) -> rank.Question:
-    """The entities and speakers the query names. A word naming more than ``MAX_NAMED`` of them ("project")
-    names none in particular and is left out."""
+    """The entities and speakers the query names, and the person when it names them."""
     words = [w for t in query_terms if not t.grams for w in name_words(t.word)]
-    named = {w: targets for w, targets in index.named(words).items() if len(targets) <= MAX_NAMED}
+    named = index.named(words, MAX_NAMED)
     own = set(name_words(person))
     if own & set(words):
         for word in own & set(words):

@@ -28,6 +28,7 @@ PERIOD = 1.0  # the piece is dated inside the period the question names
 WHEN = 0.1  # a "when" question: the piece carries a date
 PREV = 0.8  # share of the line before's bm25 a line gets: the answer often follows the question
 NEXT = 0.1  # share of the line after's
+REACH = 10  # the best daily-note candidates whose neighbours are read
 RECENCY_TIE = 0.01  # scores within this share of each other are equal: the newer piece first
 WHEN_WORDS = re.compile(r"\b(when|what (?:date|year|month)|how long ago)\b", re.I)
 # A question after what used to be true: superseded facts then rank by relevance like the rest.
@@ -74,8 +75,10 @@ def _same_block(a: Doc, b: Doc) -> bool:
 
 
 def neighbour_ids(candidates: Sequence[Candidate]) -> set[int]:
-    """The rows next to each daily-note candidate: the lines before and after it may be in its block."""
-    return {c.id + step for c in candidates if c.doc.kind == "daily" and c.id for step in (-1, 1)}
+    """The rows next to the ``REACH`` best daily-note candidates: the lines before and after each may be in its
+    block. A weaker candidate's neighbour would rank below the hits returned anyway."""
+    daily = sorted((c for c in candidates if c.doc.kind == "daily" and c.id), key=lambda c: -c.relevance)
+    return {c.id + step for c in daily[:REACH] for step in (-1, 1)}
 
 
 def _owns(doc: Doc, q: Question) -> bool:

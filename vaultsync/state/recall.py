@@ -213,7 +213,13 @@ class RecallIndex:
         return {w: self._df[w] for w in words}
 
     def search(
-        self, terms: Sequence[Term], filters: Filters, limit: int, newest: int = 0, every: bool = False
+        self,
+        terms: Sequence[Term],
+        filters: Filters,
+        limit: int,
+        newest: int = 0,
+        every: bool = False,
+        rows: tuple[int, int] | None = None,
     ) -> list[Candidate]:
         """The ``limit`` best docs matching any of ``terms`` (``every``: all of them) under ``filters``, by
         weighted bm25 over those terms.
@@ -236,9 +242,9 @@ class RecallIndex:
                     f"SELECT {columns}, {bm25} AS s FROM fts JOIN docs d ON d.id = fts.rowid "
                     f"WHERE fts MATCH ? {where} ORDER BY s LIMIT ?"
                 )
-                rows = self.db.execute(sql, [match, *params, limit]).fetchall()
+                found = self.db.execute(sql, [match, *params, limit]).fetchall()
             else:
-                floor = 0
+                floor, ceiling = (rows[0] - 1, rows[1]) if rows else (0, 1 << 62)
                 if newest:
                     row = self.db.execute(
                         "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?", (match, newest)
@@ -247,22 +253,31 @@ class RecallIndex:
                 # Rank inside the index first, then fetch only the winners' rows.
                 sql = (
                     f"SELECT {columns}, q.s FROM (SELECT rowid, {bm25} AS s FROM fts WHERE fts MATCH ? "
-                    "AND rowid > ? ORDER BY s LIMIT ?) q JOIN docs d ON d.id = q.rowid ORDER BY q.s"
+                    "AND rowid > ? AND rowid <= ? ORDER BY s LIMIT ?) q JOIN docs d ON d.id = q.rowid ORDER BY q.s"
                 )
-                rows = self.db.execute(sql, (match, floor, limit)).fetchall()
-        return [Candidate(Doc(*row[1:-1]), -row[-1], row[0]) for row in rows]
+                found = self.db.execute(sql, (match, floor, ceiling, limit)).fetchall()
+        return [Candidate(Doc(*row[1:-1]), -row[-1], row[0]) for row in found]
 
-    def named(self, words: Iterable[str]) -> dict[str, set[str]]:
-        """What each of ``words`` names: entities (their memory path) and speaker labels (``@label``)."""
-        wanted = list(dict.fromkeys(words))
-        if not wanted:
-            return {}
+    def named(self, words: Iterable[str], most: int) -> dict[str, set[str]]:
+        """What each of ``words`` names: entities (their memory path) and speaker labels (``@label``); a word
+        naming more than ``most`` of them ("project") is left out, as it names none in particular."""
         found: dict[str, set[str]] = {}
         with self._guard():
-            marks = ",".join("?" * len(wanted))
-            for word, target in self.db.execute(f"SELECT word, target FROM names WHERE word IN ({marks})", wanted):
-                found.setdefault(word, set()).add(target)
+            for word in dict.fromkeys(words):
+                sql = "SELECT DISTINCT target FROM names WHERE word = ? LIMIT ?"
+                targets = {row[0] for row in self.db.execute(sql, (word, most + 1))}
+                if 0 < len(targets) <= most:
+                    found[word] = targets
         return found
+
+    def span(self, first: str, last: str) -> tuple[int, int] | None:
+        """The lowest and highest row dated from ``first`` to ``last``: rows are added oldest first, so the
+        rows of a period lie (mostly) in this range, which FTS5 can search without scoring the rest."""
+        with self._guard():
+            row = self.db.execute(
+                "SELECT min(id), max(id) FROM docs WHERE ts >= ? AND ts < ?", (first, last + "~")
+            ).fetchone()
+        return (row[0], row[1]) if row and row[0] is not None else None
 
     def rows(self, ids: Iterable[int]) -> dict[int, Doc]:
         """The docs with these row ids (those that exist): a hit's neighbours in its file."""
