@@ -119,8 +119,10 @@ def evaluate(tmp: Path) -> dict[str, dict[str, float]]:
     StateFiles(cfg.state_dir).recall.unlink(missing_ok=True)
     index = refresh(cfg)
     db = index.db
-    where = {i: (p, (a, b) if a else None, f) for i, p, a, b, f in db.execute(
-        "SELECT id, path, first_line, last_line, fact_id FROM docs")}
+    where = {
+        i: (p, (a, b) if a else None, f)
+        for i, p, a, b, f in db.execute("SELECT id, path, first_line, last_line, fact_id FROM docs")
+    }
     scores: dict[str, dict[str, list[float]]] = {}
     for q in questions:
         ours = [(h.path, h.lines, h.id) for h in search(index, q.text, RecallOptions(limit=10, today=today)).hits]
@@ -132,11 +134,14 @@ def evaluate(tmp: Path) -> dict[str, dict[str, float]]:
             row[name + "r5"].append(_found(q.evidence, hits, 5))
             row[name + "r10"].append(_found(q.evidence, hits, 10))
     index.close()
-    table = {kind: {k: (len(v) if k == "n" else round(sum(v) / len(v), 3)) for k, v in row.items()}
-             for kind, row in sorted(scores.items())}
-    every = [x for row in scores.values() for x in row["r5"]], [x for row in scores.values() for x in row["bm25_r5"]]
-    table["overall"] = {"n": len(every[0]), "r5": round(sum(every[0]) / len(every[0]), 3),
-                        "bm25_r5": round(sum(every[1]) / len(every[1]), 3)}
+    table = {
+        kind: {k: (len(v) if k == "n" else round(sum(v) / len(v), 3)) for k, v in row.items()}
+        for kind, row in sorted(scores.items())
+    }
+    table["overall"] = {"n": len(questions)}
+    for name in ("r5", "r10", "bm25_r5", "bm25_r10"):
+        every = [x for row in scores.values() for x in row[name]]
+        table["overall"][name] = round(sum(every) / len(every), 3)
     return table
 
 

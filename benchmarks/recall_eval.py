@@ -124,11 +124,25 @@ EVENTS = [
 ]
 # Things a person does again and again: each occurrence names another thing, asked about by period.
 HABITS = [
-    ("I just finished reading {x}.", ("Piranesi", "The Overstory", "Klara and the Sun", "Middlemarch", "Dune", "Circe")),
-    ("I cooked {x} for dinner guests on Saturday.", ("a mushroom risotto", "lamb tagine", "a Thai green curry",
-                                                     "homemade ramen", "a fish pie", "vegetable lasagne")),
-    ("I watched {x} at the cinema.", ("Past Lives", "Oppenheimer", "Perfect Days", "Anatomy of a Fall",
-                                      "The Zone of Interest", "Poor Things")),
+    (
+        "I just finished reading {x}.",
+        ("Piranesi", "The Overstory", "Klara and the Sun", "Middlemarch", "Dune", "Circe"),
+    ),
+    (
+        "I cooked {x} for dinner guests on Saturday.",
+        (
+            "a mushroom risotto",
+            "lamb tagine",
+            "a Thai green curry",
+            "homemade ramen",
+            "a fish pie",
+            "vegetable lasagne",
+        ),
+    ),
+    (
+        "I watched {x} at the cinema.",
+        ("Past Lives", "Oppenheimer", "Perfect Days", "Anatomy of a Fall", "The Zone of Interest", "Poor Things"),
+    ),
 ]
 FILL = {
     "day": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday"),
@@ -138,7 +152,11 @@ FILL = {
     "place": ("river", "old harbour", "botanical garden", "cathedral", "Bergen", "Glasgow"),
     "month": ("June", "July", "August"),
 }
-FOLLOW_UP = ("Still good, thanks for asking.", "Honestly a bit of a mess, but getting there.", "Great, I'll tell you more on Friday.")
+FOLLOW_UP = (
+    "Still good, thanks for asking.",
+    "Honestly a bit of a mess, but getting there.",
+    "Great, I'll tell you more on Friday.",
+)
 SMALL_TALK = (
     ("How was your week?", "Busy, work has been a lot lately."),
     ("Did you sleep at all?", "Barely, the neighbours had a party again."),
@@ -239,8 +257,14 @@ def _write_facts(out: Path, events: list[Event]) -> None:
         for n, event in enumerate(mine, 1):
             event.fact_id = f"{slug}-{n:03d}"
             facts.append(
-                {"id": event.fact_id, "fact": event.fact, "category": "event", "timestamp": event.day.isoformat(),
-                 "source": f"memory/{event.day.isoformat()}.md", "status": "active"}
+                {
+                    "id": event.fact_id,
+                    "fact": event.fact,
+                    "category": "event",
+                    "timestamp": event.day.isoformat(),
+                    "source": f"memory/{event.day.isoformat()}.md",
+                    "status": "active",
+                }
             )
         folder = out / "life/areas/people" / slug
         folder.mkdir(parents=True, exist_ok=True)
@@ -271,18 +295,22 @@ def _questions(rng: random.Random, events: list[Event], topics: list[tuple[int, 
         same = [e for e in by_topic[n] if e.turns[0].text == raise_.text]
         out.append(Question("when", f"When did {event.who} mention the {event.value}?", [hop]))
         if same[0] is event:
-            out.append(Question("who", _who_question(raise_.text), [[r for e in same for r in (e.turns[0].ref[0], e.fact_id)]]))
+            out.append(
+                Question("who", _who_question(raise_.text), [[r for e in same for r in (e.turns[0].ref[0], e.fact_id)]])
+            )
         out.append(Question("neighbour", EVENTS[n][3].format(w=event.who, x=event.value), [[answer.ref[0]]]))
         if len(same) == 1:
             out.append(Question("entity-less", f"What happened with the {event.value}?", [hop]))
         mine = [e for e in events if e.who == event.who and e is not event and len(e.turns) == 3]  # one-offs
         if len(by_topic[n]) > 1 and mine:
             second = rng.choice(mine)
-            out.append(Question(
-                "multi-hop",
-                f"Which came first for {event.who}: the {event.value} or the {second.value}?",
-                [hop, [second.turns[0].ref[0], second.fact_id]],
-            ))
+            out.append(
+                Question(
+                    "multi-hop",
+                    f"Which came first for {event.who}: the {event.value} or the {second.value}?",
+                    [hop, [second.turns[0].ref[0], second.fact_id]],
+                )
+            )
     for event in events:
         if len(event.turns) != 1 or not event.fact:
             continue
@@ -294,8 +322,11 @@ def _questions(rng: random.Random, events: list[Event], topics: list[tuple[int, 
             when = f"in {_month_name(event.day)}"
         else:
             when = f"in {event.day:%B}"
-        text = {"finished": "What book did {w} finish {p}?", "cooked": "What did {w} cook {p}?",
-                "watched": "Which film did {w} watch {p}?"}[verb]
+        text = {
+            "finished": "What book did {w} finish {p}?",
+            "cooked": "What did {w} cook {p}?",
+            "watched": "Which film did {w} watch {p}?",
+        }[verb]
         out.append(Question("period", text.format(w=event.who, p=when), [[event.turns[0].ref[0], event.fact_id]]))
     return out
 

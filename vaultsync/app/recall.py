@@ -8,6 +8,7 @@ by re-reading only the files whose stat changed, and a missing, old or unreadabl
 from __future__ import annotations
 
 import hashlib
+import itertools
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -32,6 +33,7 @@ RARE_ROWS = 4000  # the rarer words' matches scored when too few pieces hold eve
 ROWS = 8000  # a step matching more rows than this scores the newest this many (``RecallIndex.search``)
 MAX_NAMED = 3  # a query word naming more entities or speakers than this ("project") names none in particular
 MAX_KEPT = 5  # the rarest words kept after pruning; further ones barely move the top of the list
+PART = 500  # entities read at a time when the index is built (a tenth as many daily notes)
 # A named period also asks the index for its best rows inside the period: the words alone may not reach them.
 PERIOD_CANDIDATES = 20
 
@@ -115,20 +117,13 @@ def refresh(cfg: Config) -> RecallIndex:
 
 
 def refresh_after_pass(cfg: Config) -> None:
-    """Keep an existing index current after a pass that changed something.
-
-    An index nobody has asked for yet is not built here: a first import would pay for a full read of the
-    memory on top of its own; the first query builds it instead. A broken one is dropped for that query too.
+    """Keep the index current after a pass, and build it when there is none (the first import, or the first
+    pass after an upgrade or after someone deleted it), so the first query finds it ready. The build reads the
+    memory a part at a time (``PART``), within the memory a pass keeps to. A broken index is built again.
     """
     path = StateFiles(cfg.state_dir).recall
-    if not path.exists():
-        return
     try:
-        index, _ = open_index(path)
-        try:
-            _update(cfg, index)
-        finally:
-            index.close()
+        refresh(cfg).close()
     except IndexBroken:
         path.unlink(missing_ok=True)
 
@@ -172,7 +167,13 @@ def _read_changed(cfg: Config, index: RecallIndex) -> None:
             files.add(source)
     # An entity's facts carry its name from summary.md: both of its files are indexed together.
     sources = files | {f"life/{rel}/{name}" for rel in rels for name in ("items.json", "summary.md")}
-    docs = read_docs(cfg, rels, [f for f in files if f in found.stats])
+    present = sorted(f for f in files if f in found.stats)
+    ordered = sorted(rels)
+    # A part at a time: the index stages and sorts them itself, so a first build holds one part in memory.
+    docs = itertools.chain(
+        (d for at in range(0, len(ordered), PART) for d in read_docs(cfg, ordered[at : at + PART], [])),
+        (d for at in range(0, len(present), PART // 10) for d in read_docs(cfg, [], present[at : at + PART // 10])),
+    )
     index.replace(sources, docs, {s: found.stats.get(s) for s in sources})
 
 

@@ -27,8 +27,18 @@ PATTERNS = [
     ("month_day_year", re.compile(rf"\b({MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+({YEAR})\b", re.I)),
     ("day_month_year", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({MONTH})\.?,?\s+({YEAR})\b", re.I)),
     ("month_year", re.compile(rf"\b({MONTH})\.?,?\s+(?:of\s+)?({YEAR})\b", re.I)),
-    ("ago", re.compile(r"\b(\d+|a|one|two|three|four|five|six|few|couple)\s+(?:of\s+)?(day|week|month|year)s?\s+ago\b", re.I)),
-    ("past", re.compile(r"\b(?:past|last)\s+(\d+|two|three|four|five|six|few|couple)\s+(?:of\s+)?(days|weeks|months)\b", re.I)),
+    (
+        "ago",
+        re.compile(
+            r"\b(\d+|a|one|two|three|four|five|six|few|couple)\s+(?:of\s+)?(day|week|month|year)s?\s+ago\b", re.I
+        ),
+    ),
+    (
+        "past",
+        re.compile(
+            r"\b(?:past|last)\s+(\d+|two|three|four|five|six|few|couple)\s+(?:of\s+)?(days|weeks|months)\b", re.I
+        ),
+    ),
     ("relative", re.compile(r"\b(today|yesterday|(?:this|last|past|previous)\s+(?:week|month|year|weekend))\b", re.I)),
     ("month_day", re.compile(rf"\b(?:{BEFORE_MONTH}\s+|on\s+)?({MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b", re.I)),
     ("month", re.compile(rf"\b{BEFORE_MONTH}\s+({MONTH})\b", re.I)),
@@ -72,7 +82,11 @@ def _relative(phrase: str, today: date) -> tuple[date, date]:
     if word in ("week", "weekend"):
         monday = today - timedelta(days=today.weekday())
         start = monday if current else monday - timedelta(days=7)
-        return (start + timedelta(days=5), start + timedelta(days=6)) if word == "weekend" else (start, start + timedelta(days=6))
+        return (
+            (start + timedelta(days=5), start + timedelta(days=6))
+            if word == "weekend"
+            else (start, start + timedelta(days=6))
+        )
     if word == "month":
         if current:
             return _month(today.year, today.month)

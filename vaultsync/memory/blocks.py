@@ -17,7 +17,7 @@ DATE_TAG = re.compile(r"\[(\d{4}-\d{2}-\d{2})\]")
 # A line's speaker, as chat logs and meeting notes write it: "- **Sam**: ...", "**Sam:** ...", "Sam: ...".
 SPEAKER = re.compile(
     r"\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*([^*\n]{1,40}?)\s*(?::\*\*|\*\*\s*:)"
-    r"|([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}):\s)"
+    "|([A-Z][\\w'\u2019.-]*(?: [A-Z][\\w'\u2019.-]*){0,2}):\\s)"
 )
 # Tokens whose ``map`` is one block a hit can point at; list items show up through their paragraphs.
 BLOCK_TOKENS = frozenset({"paragraph_open", "fence", "code_block", "table_open", "html_block"})

@@ -12,6 +12,7 @@ plain ``Doc`` values), so the state layer stays free of the memory and vault pac
 from __future__ import annotations
 
 import contextlib
+import itertools
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -21,6 +22,7 @@ from pathlib import Path
 from vaultsync.state.recall_query import Term, name_words
 
 SCHEMA_VERSION = 2  # bump when what is stored changes: an index of another version is rebuilt
+STAGE = 2000  # docs held in memory at a time while a refresh adds them
 RACY_NS = 2_000_000_000  # a file this fresh may change again within its mtime's tick: recorded as unknown
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 # Column weights for bm25: the text itself, the entity's names and the heading above a block, the category,
@@ -138,13 +140,16 @@ class RecallIndex:
         with self._guard():
             return {p: (s, m, i) for p, s, m, i in self.db.execute("SELECT path, size, mtime_ns, inode FROM files")}
 
-    def replace(self, sources: Iterable[str], docs: Sequence[Doc], stats: Mapping[str, Stat | None]) -> None:
+    def replace(self, sources: Iterable[str], docs: Iterable[Doc], stats: Mapping[str, Stat | None]) -> None:
         """Drop every doc read from ``sources``, add ``docs``, and record ``stats`` (None: the file is gone).
 
         One transaction: a reader never sees a file half indexed, and a killed refresh leaves the old index.
+        ``docs`` may be a generator reading the memory a part at a time: they are staged in a temporary table
+        ``STAGE`` at a time and sorted there by SQLite, so building the whole index holds one part in memory.
         """
         now = time.time_ns()
         self._df.clear()
+        fields = ", ".join(DOC_FIELDS)
         with self._guard(), self.db:
             for chunk in _chunks(list(sources), 500):
                 marks = ",".join("?" * len(chunk))
@@ -156,13 +161,21 @@ class RecallIndex:
                 self.db.execute(f"DELETE FROM docs WHERE source IN ({marks})", chunk)
                 self.db.execute(f"DELETE FROM names WHERE source IN ({marks})", chunk)
             before = self.db.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()[0]
-            self.db.executemany("INSERT INTO names VALUES (?, ?, ?)", _name_rows(docs))
+            self.db.execute(f"CREATE TEMP TABLE IF NOT EXISTS staged ({fields})")
+            self.db.execute("DELETE FROM temp.staged")
             marks = ",".join("?" * len(DOC_FIELDS))
+            iterator = iter(docs)
+            while batch := list(itertools.islice(iterator, STAGE)):
+                self.db.executemany("INSERT INTO names VALUES (?, ?, ?)", _name_rows(batch))
+                self.db.executemany(
+                    f"INSERT INTO temp.staged ({fields}) VALUES ({marks})",
+                    ([getattr(d, f) for f in DOC_FIELDS] for d in batch),
+                )
             # Oldest first: row ids then rise with the date, which lets ``search`` take the newest rows first.
-            self.db.executemany(
-                f"INSERT INTO docs ({', '.join(DOC_FIELDS)}) VALUES ({marks})",
-                ([getattr(d, f) for f in DOC_FIELDS] for d in sorted(docs, key=lambda d: d.ts or "")),
+            self.db.execute(
+                f"INSERT INTO docs ({fields}) SELECT {fields} FROM temp.staged ORDER BY coalesce(ts, ''), rowid"
             )
+            self.db.execute("DELETE FROM temp.staged")
             self.db.execute(
                 f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) SELECT id, {', '.join(COLUMNS)} FROM docs WHERE id > ?",
                 (before,),
