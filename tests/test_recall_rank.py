@@ -8,10 +8,13 @@ import subprocess
 import sys
 from datetime import date
 
-from helpers_twoway import Env
+from helpers_twoway import NOW, TODAY, Env
 
 from vaultsync.app.recall import RecallOptions, recall
+from vaultsync.app.sync import sync
 from vaultsync.core.periods import period
+from vaultsync.engine.options import PassOptions
+from vaultsync.state.files import StateFiles
 
 LOG = {
     "2026-03-10": [
@@ -28,15 +31,19 @@ LOG = {
         "",
         "## Lunch",
         "",
-        "- **Priya**: Pottery class, pottery class: the pottery class is all anyone talks about.",
+        "- **Priya**: Pottery class? The pottery class is all anyone talks about.",
         "- **Nora**: Ha, true.",
     ],
 }
 
 
 def write_log(env: Env) -> None:
+    """The log, and a long list of Sam's: as in anyone's memory of a friend, their name is in most lines, so
+    bm25 gives it next to no weight."""
     for day, lines in LOG.items():
         (env.workspace / "memory" / f"{day}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    chores = "".join(f"- **Sam**: packing list item {n}\n\n" for n in range(400))
+    (env.workspace / "memory" / "2026-01-05.md").write_text(f"# 2026-01-05\n\n{chores}", encoding="utf-8")
 
 
 def where(env: Env, query: str, **options: object) -> list[str]:
@@ -95,3 +102,12 @@ def test_periods_named_in_a_question() -> None:
         assert found is not None and (found.first, found.last) == span, text
     assert period("may I ask what the plan is", today) is None
     assert period("march on with the plan", today) is None
+
+
+def test_a_pass_builds_a_missing_index_so_no_query_waits(env: Env) -> None:
+    path = StateFiles(env.cfg.state_dir).recall
+    path.unlink(missing_ok=True)
+    assert sync(env.cfg, PassOptions(today=TODAY, now=lambda: NOW)).exit_code == 0
+    assert path.exists(), "built by the pass, before any query"
+    write_log(env)
+    assert where(env, "Sam pottery class")[0] == "memory/2026-03-10.md:5"
