@@ -272,7 +272,7 @@ def search(index: RecallIndex, query: str, options: RecallOptions) -> RecallResu
     )
     today = _day(options.today, "today") or date.today().isoformat()
     named_period = period(query, date.fromisoformat(today))
-    if named_period is not None:
+    if named_period is not None and named_period.relative:
         rest = query[: named_period.start] + " " + query[named_period.end :]
         query_terms = terms(rest) if rest.strip() and terms(rest) else query_terms
     plan = plan_terms(index, query_terms)

@@ -2,7 +2,8 @@
 
 A date in a question is not a word to look for but a range of days to favour, and a relative one ("last week")
 only means something against a given today. ``period`` finds the first such phrase and says which part of the
-question it took, so that the words left are the ones to search for.
+question it took; a relative one's words ("last", "week") are no topic and are not searched for, while a named
+month or year may also be written in the text and stays.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ class Period:
     last: str
     start: int
     end: int
+    relative: bool = False  # "last week", "3 days ago": words that are no topic, left out of the search
 
     def holds(self, day: str | None) -> bool:
         return bool(day) and self.first <= (day or "")[:10] <= self.last
@@ -138,5 +140,6 @@ def period(query: str, today: date) -> Period | None:
             except (ValueError, KeyError):
                 continue
             if span:
-                return Period(span[0].isoformat(), span[1].isoformat(), m.start(), m.end())
+                relative = kind in ("ago", "past", "relative")
+                return Period(span[0].isoformat(), span[1].isoformat(), m.start(), m.end(), relative)
     return None
