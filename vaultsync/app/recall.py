@@ -1,5 +1,8 @@
 """Recall: full-text search over the whole memory, current knowledge first.
 
+The FTS5 index gives the candidates by bm25; ``vaultsync.core.rank`` re-orders them by the entities, speakers and
+period the query names and by each daily-note line's neighbours, with what the index keeps beside the text.
+
 Every face (the command line, the HTTP API, the MCP tools) calls ``recall``; a pass calls ``refresh_after_pass``.
 The index (``vaultsync.state.recall``) is a cache of the memory tree: before each query it is brought up to date
 by re-reading only the files whose stat changed, and a missing, old or unreadable one is built again.
@@ -78,7 +81,7 @@ class Hit:
 
     def to_json(self) -> dict[str, Any]:
         shown = {"explain": self.explain} if self.explain is not None else {}
-        return shown | {
+        return {
             "kind": self.kind,
             "root": self.root,
             "path": self.path,
@@ -90,7 +93,7 @@ class Hit:
             "vault_path": self.vault_path,
             "text": self.text,
             "score": self.score,
-        }
+        } | shown
 
 
 @dataclass
@@ -273,8 +276,7 @@ def search(index: RecallIndex, query: str, options: RecallOptions) -> RecallResu
     today = _day(options.today, "today") or date.today().isoformat()
     named_period = period(query, date.fromisoformat(today))
     if named_period is not None and named_period.relative:
-        rest = query[: named_period.start] + " " + query[named_period.end :]
-        query_terms = terms(rest) if rest.strip() and terms(rest) else query_terms
+        query_terms = terms(query[: named_period.start] + " " + query[named_period.end :]) or query_terms
     plan = plan_terms(index, query_terms)
     planned = plan.terms
     if not planned or not limit:

@@ -77,7 +77,7 @@ def _same_block(a: Doc, b: Doc) -> bool:
 def neighbour_ids(candidates: Sequence[Candidate]) -> set[int]:
     """The rows next to the ``REACH`` best daily-note candidates: the lines before and after each may be in its
     block. A weaker candidate's neighbour would rank below the hits returned anyway."""
-    daily = sorted((c for c in candidates if c.doc.kind == "daily" and c.id), key=lambda c: -c.relevance)
+    daily = sorted((c for c in candidates if c.doc.kind == "daily"), key=lambda c: -c.relevance)
     return {c.id + step for c in daily[:REACH] for step in (-1, 1)}
 
 
@@ -110,16 +110,16 @@ def boosts(doc: Doc, q: Question) -> dict[str, float]:
 
 def rank(candidates: Sequence[Candidate], rows: Mapping[int, Doc], q: Question) -> list[Ranked]:
     """Every candidate and every line a candidate's neighbour reaches, scored and explained, unsorted."""
-    relevance = {c.id: c.relevance for c in candidates if c.id}
-    docs: dict[int, Doc] = {c.id: c.doc for c in candidates if c.id}
+    relevance = {c.id: c.relevance for c in candidates}
+    docs: dict[int, Doc] = {c.id: c.doc for c in candidates}
     for c in candidates:
-        if c.doc.kind != "daily" or not c.id:
+        if c.doc.kind != "daily":
             continue
         for step in (-1, 1):
             other = rows.get(c.id + step)
             if other is not None and c.id + step not in docs and _same_block(c.doc, other):
                 docs[c.id + step] = other
-    out = [Ranked(c.doc, c.relevance, {"bm25": round(c.relevance, 4)}) for c in candidates if not c.id]
+    out: list[Ranked] = []
     for row, doc in docs.items():
         own = relevance.get(row, 0.0)
         before, after = docs.get(row - 1), docs.get(row + 1)

@@ -92,7 +92,7 @@ class Candidate:
 
     doc: Doc
     relevance: float
-    id: int = 0  # the row, which orders a file's pieces: its neighbours are the rows next to it
+    id: int  # the row, which orders a file's pieces: its neighbours are the rows next to it
 
 
 Stat = tuple[int, int, int]  # size, mtime_ns, inode
