@@ -28,7 +28,8 @@ from vaultsync.state.recall import Candidate, Doc
 ENTITY = 0.7
 PERIOD = 1.0  # the piece is dated inside the period the question names
 WHEN = 0.1  # a "when" question: the piece carries a date
-PREV = 0.8  # share of the line before's bm25 a line gets: the answer often follows the question
+PREV = 0.9  # share of the line before's bm25 a line gets when that line asks something: the answer follows
+PREV_SAID = 0.1  # the same when the line before states something: what follows is more often a reaction
 NEXT = 0.1  # share of the line after's
 REACH = 10  # the best daily-note candidates whose neighbours are read
 RECENCY_TIE = 0.01  # scores within this share of each other are equal: the newer piece first
@@ -125,7 +126,7 @@ def rank(candidates: Sequence[Candidate], rows: Mapping[int, Doc], q: Question) 
         before, after = docs.get(row - 1), docs.get(row + 1)
         context = 0.0
         if before is not None and _same_block(doc, before):
-            context += PREV * relevance.get(row - 1, 0.0)
+            context += (PREV if "?" in before.body else PREV_SAID) * relevance.get(row - 1, 0.0)
         if after is not None and _same_block(doc, after):
             context += NEXT * relevance.get(row + 1, 0.0)
         parts = boosts(doc, q)
