@@ -9,6 +9,8 @@ import sys
 from datetime import date
 
 from helpers_twoway import NOW, TODAY, Env
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vaultsync.app.recall import RecallOptions, recall
 from vaultsync.app.sync import sync
@@ -111,3 +113,16 @@ def test_a_pass_builds_a_missing_index_so_no_query_waits(env: Env) -> None:
     assert path.exists(), "built by the pass, before any query"
     write_log(env)
     assert where(env, "Sam pottery class")[0] == "memory/2026-03-10.md:5"
+
+
+PHRASES = ["last week", "yesterday", "in March", "3 days ago", "March 31", "2026-02-30", "past two weeks", "in 9999"]
+TEXT = st.text(alphabet=st.sampled_from(list("0123456789-/ ,.?aAyMmJjrchlstwekdo")), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(TEXT, st.sampled_from(PHRASES)), st.dates())
+def test_any_text_names_at_most_one_well_formed_period(text: str, today: date) -> None:
+    found = period(text, today)
+    if found is not None:
+        assert date.fromisoformat(found.first) <= date.fromisoformat(found.last)
+        assert 0 <= found.start < found.end <= len(text)

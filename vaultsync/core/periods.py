@@ -137,7 +137,7 @@ def period(query: str, today: date) -> Period | None:
         for m in pattern.finditer(query):
             try:
                 span = _span(kind, m.groups(), today)
-            except (ValueError, KeyError):
+            except (ValueError, KeyError, OverflowError):  # "March 32", a year out of range
                 continue
             if span:
                 relative = kind in ("ago", "past", "relative")

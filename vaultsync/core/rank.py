@@ -7,7 +7,8 @@ the line after the one that raised the topic (``PREV``, ``NEXT``). The score of 
 
     (bm25 + PREV * bm25(line before) + NEXT * bm25(line after)) * (1 + entity + period + when)
 
-where a line no query word reached still counts when its neighbour did. The constants are few and the same for
+where ``PREV_SAID`` stands for ``PREV`` when the line before asks nothing, and a line no query word reached
+still counts when its neighbour did. The constants are few and the same for
 every memory; they were chosen on ``benchmarks/recall_eval.py``'s set, and ``docs/recall.md`` lists them.
 """
 
