@@ -126,3 +126,12 @@ def test_any_text_names_at_most_one_well_formed_period(text: str, today: date) -
     if found is not None:
         assert date.fromisoformat(found.first) <= date.fromisoformat(found.last)
         assert 0 <= found.start < found.end <= len(text)
+
+
+def test_a_question_naming_the_person_favours_their_own_lines(env: Env) -> None:
+    note = env.workspace / "memory" / "2026-03-12.md"
+    lines = ["- **Priya**: The new glaze: glaze tests again today.", "- **Me**: I mixed a celadon glaze for the vase."]
+    note.write_text("# 2026-03-12\n\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    assert where(env, "Quinn glaze")[0] == "memory/2026-03-12.md:3", "without the config's name, bm25's order"
+    env.reconfigure(person_name="Quinn Adler")
+    assert where(env, "Quinn glaze")[0] == "memory/2026-03-12.md:4"
