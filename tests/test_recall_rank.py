@@ -57,6 +57,10 @@ def test_a_named_speaker_puts_their_own_line_first(env: Env) -> None:
     write_log(env)
     assert where(env, "Sam pottery class")[0] == "memory/2026-03-10.md:5"
     assert where(env, "Priya pottery class")[0] == "memory/2026-04-20.md:5"
+    # Naming someone in a line of one's own is about the speaker: less of a boost than the named one's line.
+    said = "# 2026-04-21\n\n- **Priya**: Sam, your pottery class sounds fun.\n"
+    (env.workspace / "memory" / "2026-04-21.md").write_text(said, encoding="utf-8")
+    assert where(env, "Sam pottery class")[0] == "memory/2026-03-10.md:5"
 
 
 def test_a_named_period_puts_the_line_dated_inside_it_first(env: Env) -> None:

@@ -27,6 +27,7 @@ from vaultsync.state.recall import Candidate, Doc
 # A piece that only names the entity gets as much as its own: a boost for the owner's facts alone put another
 # entity's fact about them behind the owner's unrelated ones (0.009 of recall@5 on the generated 50k memory).
 ENTITY = 0.7
+ADDRESSED = 0.2  # a speaker's line that only names them: "Hey Caroline!" is about its speaker, not Caroline
 PERIOD = 1.0  # the piece is dated inside the period the question names
 WHEN = 0.1  # a "when" question: the piece carries a date
 PREV = 0.9  # share of the line before's bm25 a line gets when that line asks something: the answer follows
@@ -101,8 +102,10 @@ def _mentions(doc: Doc, q: Question) -> bool:
 def boosts(doc: Doc, q: Question) -> dict[str, float]:
     """Each boost that applies to ``doc`` for ``q``, by name."""
     found: dict[str, float] = {}
-    if _owns(doc, q) or _mentions(doc, q):
+    if _owns(doc, q):
         found["entity"] = ENTITY
+    elif _mentions(doc, q):
+        found["entity"] = ADDRESSED if doc.speaker else ENTITY
     if q.period and q.period.holds(doc.ts):
         found["period"] = PERIOD
     if q.when and doc.ts:
@@ -132,7 +135,7 @@ def rank(candidates: Sequence[Candidate], rows: Mapping[int, Doc], q: Question) 
             context += NEXT * relevance.get(row + 1, 0.0)
         parts = boosts(doc, q)
         explain: dict[str, float | str] = {"bm25": round(own, 4)}
-        if context:
+        if round(context, 4):
             explain["context"] = round(context, 4)
         explain.update(parts)
         out.append(Ranked(doc, (own + context) * (1 + sum(parts.values())), explain))
