@@ -139,3 +139,11 @@ def test_a_question_naming_the_person_favours_their_own_lines(env: Env) -> None:
     assert where(env, "Quinn glaze")[0] == "memory/2026-03-12.md:3", "without the config's name, bm25's order"
     env.reconfigure(person_name="Quinn Adler")
     assert where(env, "Quinn glaze")[0] == "memory/2026-03-12.md:4"
+
+
+def test_a_question_after_what_was_true_before_ranks_superseded_facts_by_score(env: Env) -> None:
+    now = [hit.id for hit in recall(env.cfg, "which unit at Alder Street", RecallOptions(kinds=("fact",))).hits]
+    assert now.index("old-apartment-001") > now.index("old-apartment-003"), "current facts first"
+    asked = "which unit at Alder Street before"
+    before = [hit.id for hit in recall(env.cfg, asked, RecallOptions(kinds=("fact",))).hits]
+    assert before[0] == "old-apartment-001"

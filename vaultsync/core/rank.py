@@ -8,8 +8,8 @@ the line after the one that raised the topic (``PREV``, ``NEXT``). The score of 
     (bm25 + PREV * bm25(line before) + NEXT * bm25(line after)) * (1 + entity + period + when)
 
 where ``PREV_SAID`` stands for ``PREV`` when the line before asks nothing, and a line no query word reached
-still counts when its neighbour did. The constants are few and the same for
-every memory; they were chosen on ``benchmarks/recall_eval.py``'s set, and ``docs/recall.md`` lists them.
+still counts when its neighbour did. The constants are few and the same for every memory; they were chosen on
+``benchmarks/recall_eval.py``'s set, and ``docs/recall.md`` lists them.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class Question:
     past: bool = False
 
 
-def question(text: str, named: Mapping[str, set[str]], when_period: Period | None) -> Question:
+def question(text: str, named: Mapping[str, set[str]], named_period: Period | None) -> Question:
     """``named``: what each query word names (``RecallIndex.named``), entity paths and ``@label``s."""
     entities = {t for targets in named.values() for t in targets if not t.startswith("@")}
     speakers = {t[1:] for targets in named.values() for t in targets if t.startswith("@")}
@@ -60,7 +60,7 @@ def question(text: str, named: Mapping[str, set[str]], when_period: Period | Non
         frozenset(entities),
         frozenset(speakers),
         frozenset(named),
-        when_period,
+        named_period,
         bool(WHEN_WORDS.search(text)),
         bool(PAST_WORDS.search(text)),
     )
