@@ -34,6 +34,7 @@ PREV = 0.9  # share of the line before's bm25 a line gets when that line asks so
 PREV_SAID = 0.1  # the same when the line before states something: what follows is more often a reaction
 NEXT = 0.1  # share of the line after's
 REACH = 10  # the best daily-note candidates whose neighbours are read
+SUPERSEDED = 2  # ``standing`` of a superseded fact
 RECENCY_TIE = 0.01  # scores within this share of each other are equal: the newer piece first
 WHEN_WORDS = re.compile(r"\b(when|what (?:date|year|month)|how long ago)\b", re.I)
 # A question after what used to be true: superseded facts then rank by relevance like the rest.
@@ -143,17 +144,28 @@ def rank(candidates: Sequence[Candidate], rows: Mapping[int, Doc], q: Question) 
 
 
 def order(ranked: list[Ranked], q: Question, recency: bool = True) -> list[Ranked]:
-    """Current knowledge first (unless the question asks what was true before), then by score; with
-    ``recency``, of two pieces within ``RECENCY_TIE`` of each other the newer first."""
+    """Current knowledge first (``standing``; a superseded fact as current when the question asks what was true
+    before), then by score; with ``recency``, of two pieces within ``RECENCY_TIE`` of each other the newer first."""
 
-    def key(r: Ranked) -> tuple[bool, float, int]:
-        stale = r.doc.status == "superseded" and not q.past
+    def key(r: Ranked) -> tuple[int, float, int]:
+        rank_of = standing(r.doc.status)
+        if rank_of == SUPERSEDED and q.past:
+            rank_of = 0
         if not recency:
-            return (stale, -r.score, 0)
+            return (rank_of, -r.score, 0)
         band = math.floor(math.log(max(r.score, 1e-9)) / math.log1p(RECENCY_TIE))
-        return (stale, -band, -_day_number(r.doc.ts))
+        return (rank_of, -band, -_day_number(r.doc.ts))
 
     return sorted(ranked, key=key)
+
+
+def standing(status: str | None) -> int:
+    """0 for what is known now (an active fact, a fact without a status, every piece that is not a fact); 1 for a
+    fact nobody has vouched for yet (``proposed`` by extraction, or any status of the agent's own); 2
+    (``SUPERSEDED``) for a superseded one. A fresh proposal is newer than what was reviewed, so recency alone
+    would put it first."""
+    word = (status or "active").strip().lower()
+    return 0 if word == "active" else SUPERSEDED if word == "superseded" else 1
 
 
 def _day_number(ts: str | None) -> int:
