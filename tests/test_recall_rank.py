@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from datetime import date
@@ -85,10 +84,7 @@ def test_explain_names_the_parts_of_the_score(env: Env) -> None:
     cmd = [sys.executable, "-m", "vaultsync.cli", "recall", "Sam pottery class", "--explain", "--json"]
     out = subprocess.run([*cmd, "--config", str(env.config_path)], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout)["hits"][0]["explain"]["entity"] > 0
-    wide = {**os.environ, "COLUMNS": "250"}
-    table = subprocess.run(
-        [*cmd[:-1], "--config", str(env.config_path)], capture_output=True, text=True, check=True, env=wide
-    )
+    table = subprocess.run([*cmd[:-1], "--config", str(env.config_path)], capture_output=True, text=True, check=True)
     assert "entity +" in table.stdout and "bm25" in table.stdout
 
 
