@@ -89,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     recall.add_argument("--until", metavar="DATE", help="only pieces dated on or before DATE (YYYY-MM-DD)")
     recall.add_argument("--no-recency", action="store_true", help="rank by relevance alone, not newer first")
     recall.add_argument("--json", action="store_true", help="print the hits as JSON")
+    recall.add_argument("--explain", action="store_true", help="show each hit's bm25 score and the boosts it got")
 
     log = sub.add_parser("log", parents=[common], help="who changed an entity, fact or note, when, and what")
     log.add_argument("target", nargs="?", help="an entity (sarah-chen, people/sarah-chen), a fact id, or a path")
