@@ -17,7 +17,7 @@ from vaultsync.model import Problem, Severity
 from vaultsync.names import daily_date, name_problem
 from vaultsync.textio import NotText, decode
 from vaultsync.vault.layout import CONFLICT_MARK, FACTS_DIR, VaultLayout, slug_of
-from vaultsync.vault.notes import NoteError, facts_view, read_entity_note, read_fact_note
+from vaultsync.vault.notes import VIEW_MARKER, NoteError, facts_view, read_entity_note, read_fact_note
 
 # Copies other tools leave behind; never read as facts or entities.
 FOREIGN_COPY = re.compile(r"(\.sync-conflict-|\(conflicted copy|\(conflict\)|\.orig$|~$|\.bak$|\.tmp$)", re.IGNORECASE)
@@ -156,7 +156,9 @@ class _Scanner:
         A person renaming ``sarah-chen.md`` to ``Sarah Chen.md`` in Obsidian leaves the folder without its note:
         read that way, the summary would be deleted and the renamed note taken for the person's own, whose edits
         never sync. A note holding the live view of exactly this folder's facts is the entity note under another
-        name (the pass names it back). Only a folder missing its note is searched, so this costs nothing usually.
+        name (the pass names it back). Renaming the folder instead keeps the note's name and its view of the old
+        folder, which Obsidian does not rewrite: a note holding the view of the folder it is named after is that
+        folder's entity note moved here. Only a folder missing its note is searched, so this costs nothing usually.
         """
         if f"{name}.md" in files:
             return [f"{name}.md"]
@@ -168,7 +170,7 @@ class _Scanner:
                 continue
             try:
                 data = (self.root / path).read_bytes()
-                if any(view in data for view in views):
+                if any(view in data for view in views) or _views_own_folder(data, other[:-3]):
                     found.append(other)
             except OSError:
                 continue  # gone meanwhile, or unreadable: not this entity's note as far as this pass can tell
@@ -261,6 +263,17 @@ class _Scanner:
                         Problem(path, f"{problem}; both left untouched on both sides", standing=True)
                     )
                     self.scan.files[mem_path] = Note(twin.path, b"", broken=True)
+
+
+_VIEW_FOLDER = re.compile(rb'^    - file\.inFolder\("(?:[^"\n]*/)?([^"/\n]+)/' + FACTS_DIR.encode() + rb'"\)$', re.MULTILINE)
+
+
+def _views_own_folder(data: bytes, stem: str) -> bool:
+    """The note holds vaultsync's view of the facts of a folder named as the note: an entity note whose folder
+    was renamed around it."""
+    if VIEW_MARKER.encode() not in data:
+        return False
+    return any(m.group(1).decode("utf-8", "replace") == stem for m in _VIEW_FOLDER.finditer(data))
 
 
 def scan_vault(root: Path, layout: VaultLayout) -> VaultScan:
