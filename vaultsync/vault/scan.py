@@ -265,7 +265,8 @@ class _Scanner:
                     self.scan.files[mem_path] = Note(twin.path, b"", broken=True)
 
 
-_VIEW_FOLDER = re.compile(rb'^    - file\.inFolder\("(?:[^"\n]*/)?([^"/\n]+)/' + FACTS_DIR.encode() + rb'"\)$', re.MULTILINE)
+# The filter line of ``facts_view``, capturing the name of the folder whose facts it shows.
+_VIEW_FOLDER = re.compile(rb'^    - file\.inFolder\("(?:[^"\n]*/)?([^"/\n]+)/facts"\)$', re.MULTILINE)
 
 
 def _views_own_folder(data: bytes, stem: str) -> bool:
