@@ -53,6 +53,10 @@ def vault_entity(
         if stem not in known and not note.broken and _is_minted(slug_of(rel), stem) and note.props.get("id") == stem
     }
     note_ids = {n: str(r["id"]) for n, (_, r) in world.mem_facts.get(rel, {}).items() if isinstance(r.get("id"), str)}
+    # A note renamed in Obsidian has every link to it rewritten to its new name: that name stands for its id.
+    for stem, note in ventity.facts.items():
+        if isinstance(note.props.get("id"), str) and not note.broken:
+            note_ids.setdefault(stem, note.props["id"])
     fresh: dict[str, Note] = {}
     for stem, note in ventity.facts.items():
         key = fact_key(rel, stem)
@@ -84,10 +88,21 @@ def vault_entity(
         found = claims[stem]
         if found.kind is Kind.ADOPT:
             _adopt(world, rel, found.note, note, style, note_ids)
+        elif found.kind is Kind.COPY and _retyped(note, ventity.facts.get(found.note)):
+            _new_fact(world, rel, stem, note, style, ids_seen, today, known, note_ids, False)
         elif found.kind in (Kind.COPY, Kind.AMBIGUOUS):
             _unclaimed(world, rel, stem, note, found)
         else:
             _new_fact(world, rel, stem, note, style, ids_seen, today, known, note_ids, found.kind is Kind.KEEP)
+
+
+def _retyped(copy: Note, original: Note | None) -> bool:
+    """A copy of a fact note (Obsidian's "Make a copy") whose text the person has since changed: a new fact.
+
+    An unchanged copy is a duplicate (a sync app's, or one made a moment ago) and says nothing new: it waits."""
+    if original is None or original.broken:
+        return False
+    return bool(copy.body.strip()) and copy.body.strip() != original.body.strip()
 
 
 def _held_id(state: UnitState | None) -> object:
@@ -179,6 +194,12 @@ def _new_fact(
     # says nothing, so it is dropped like an empty one and gets the default below.
     record = {k: v for k, v in record.items() if v is not None and not _template_variable(v)}
     record["fact"] = str(record.get("fact", "")).strip()
+    if not record["fact"]:
+        # Obsidian creates the note, then the person types: an empty fact now, renamed under the editor, would
+        # lose what they type next. It becomes a fact once it has text.
+        world.unit(fact_key(rel, stem), FACT).vault = UNKNOWN
+        world.problems.append(Problem(note.path, NO_TEXT_YET, Severity.NOTE, standing=True))
+        return
     fact_id = record.get("id")
     taken = known | ids_seen.get(rel, set()) | {str(r.get("id")) for _, r in world.mem_facts.get(rel, {}).values()}
     if not keep_id or not isinstance(fact_id, str):
@@ -198,6 +219,7 @@ def _new_fact(
         world.minted[key] = Minted(rel, fact_id, note.path, note.raw)
 
 
+NO_TEXT_YET = "a new fact note with no text yet; it becomes a fact once its text is typed below the properties"
 _TEMPLATE_VARIABLE = re.compile(r"\{\{[^{}]*\}\}\Z")
 
 

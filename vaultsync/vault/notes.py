@@ -169,6 +169,15 @@ def read_fact_note(text: str) -> tuple[dict[str, Any], str]:
 
 
 def _from_vault(name: str, value: Any, note_ids: Mapping[str, str]) -> Any:
+    if name == SUPERSEDED and isinstance(value, list):
+        # Obsidian's property editor makes a list of a text property whose type is changed. A fact has one
+        # successor: a list of one is that one; any other list cannot go into items.json as an id.
+        if len(value) != 1 or not isinstance(value[0], str):
+            raise NoteError(
+                f"its '{SUPERSEDED}' property holds a list of {len(value)} values, and a fact is superseded by one "
+                "fact; set it to one link (or remove it)"
+            )
+        value = value[0]
     if name == SUPERSEDED and isinstance(value, str):
         target = link_target(value)
         return note_ids.get(target, target) if target else value
