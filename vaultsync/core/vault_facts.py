@@ -60,6 +60,9 @@ def vault_entity(
     fresh: dict[str, Note] = {}
     for stem, note in ventity.facts.items():
         key = fact_key(rel, stem)
+        if stem in known and _collides(world, rel, stem, note):
+            _new_fact(world, rel, stem, note, style, ids_seen, today, known, note_ids, False)
+            continue
         if stem in known:
             state = world.unit(key, FACT)
             state.vault_note = note
@@ -86,7 +89,9 @@ def vault_entity(
     # Ids kept and notes adopted first, so that an id minted for another note cannot take theirs.
     for stem, note in sorted(fresh.items(), key=lambda item: claims[item[0]].kind is Kind.MINT):
         found = claims[stem]
-        if found.kind is Kind.ADOPT:
+        if found.kind is Kind.ADOPT and _collides(world, rel, found.note, note):
+            _new_fact(world, rel, stem, note, style, ids_seen, today, known, note_ids, False)
+        elif found.kind is Kind.ADOPT:
             _adopt(world, rel, found.note, note, style, note_ids)
         elif found.kind is Kind.COPY and _retyped(note, ventity.facts.get(found.note)):
             _new_fact(world, rel, stem, note, style, ids_seen, today, known, note_ids, False)
@@ -94,6 +99,19 @@ def vault_entity(
             _unclaimed(world, rel, stem, note, found)
         else:
             _new_fact(world, rel, stem, note, style, ids_seen, today, known, note_ids, found.kind is Kind.KEEP)
+
+
+def _collides(world: World, rel: str, known: str, note: Note) -> bool:
+    """The person made a note under the name or id of a fact the agent added since the last pass (both sides
+    created the same id in one interval), with other text: two facts, so the note's gets an id of its own.
+
+    Only in an entity already synced: after a killed first import, notes with no base are the memory's own."""
+    state = world.units.get(fact_key(rel, known))
+    synced = world.units.get(entity_key(rel))
+    if state is None or state.base is not None or synced is None or synced.base is None or note.broken:
+        return False
+    text = note.body.strip()
+    return isinstance(state.memory, dict) and bool(text) and text != str(state.memory.get("fact", "")).strip()
 
 
 def _retyped(copy: Note, original: Note | None) -> bool:
