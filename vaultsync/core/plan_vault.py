@@ -191,9 +191,9 @@ class VaultSide(PlanTarget):
                 self.add("vault", "delete", ventity.note.path, None, ventity.note.raw, (entity_key(rel),))
         for key, minted in self.world.minted.items():
             # A renamed note of a fact the agent deleted meanwhile goes with it (its move is not an edit).
-            if key not in self.skipped and minted.note_id not in self.final_facts.get(minted.rel, {}):
-                if not self._taken(minted):
-                    self.add("vault", "delete", minted.old_path, None, minted.old_raw, (key,))
+            gone = minted.note_id not in self.final_facts.get(minted.rel, {})
+            if key not in self.skipped and gone and not self._taken(minted):
+                self.add("vault", "delete", minted.old_path, None, minted.old_raw, (key,))
 
     def _minted_paths(self) -> set[str]:
         return {m.old_path for m in self.world.minted.values()}
@@ -201,7 +201,8 @@ class VaultSide(PlanTarget):
     def _taken(self, minted: Minted) -> bool:
         """The renamed note's old place is another fact's note, written over it (``core/vault_facts._collides``):
         no deletion of it, which would remove that fact's note."""
-        return any(self.layout.fact_note(minted.rel, n) == minted.old_path for n in self.final_facts.get(minted.rel, {}))
+        live = self.final_facts.get(minted.rel, {})
+        return any(self.layout.fact_note(minted.rel, n) == minted.old_path for n in live)
 
     def _vault_files(self) -> None:
         for key, state in self.world.units.items():
