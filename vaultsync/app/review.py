@@ -20,7 +20,16 @@ from typing import Any
 from vaultsync.app.edits import MemoryEditError, edit_facts, write_summary
 from vaultsync.config import Config
 from vaultsync.core.review import EntityFacts, Finding, review_entity
-from vaultsync.core.review_note import ReviewNoteError, generated_section, mark_applied, review_note, ticked, week_of
+from vaultsync.core.review_note import (
+    ReviewNoteError,
+    generated_section,
+    keep_typed,
+    mark_applied,
+    review_note,
+    ticked,
+    typed_lines,
+    week_of,
+)
 from vaultsync.core.timeline import TIMELINE, timeline
 from vaultsync.fs import FileChanged, atomic_write, read_or_none, run_lock
 from vaultsync.git.repo import VaultRepo
@@ -120,17 +129,27 @@ def _write_notes(cfg: Config, result: ReviewResult, entities: dict[str, MemEntit
 
 
 def _write_review_note(cfg: Config, result: ReviewResult, text: str) -> bool:
+    """This week's note, rewritten with the new findings; what the person typed into it stays (``keep_typed``)."""
     path = cfg.vault / result.note
     old = read_or_none(path)
     if old is not None:
         try:
-            waiting = ticked(old.decode("utf-8", "replace"))
+            typed = old.decode("utf-8")
+            waiting: list[Any] = ticked(typed)
+        except UnicodeDecodeError:
+            result.problems.append(Problem(str(path), "is not UTF-8 text; note left as it is", Severity.WARNING))
+            return False
         except ReviewNoteError:
             waiting = [None]
         if waiting:
             message = "holds ticked fixes not applied yet; run `vaultsync review --fix` first; note left as it is"
             result.problems.append(Problem(str(path), message, Severity.WARNING))
             return False
+        kept = len(typed_lines(typed))
+        text = keep_typed(typed, text)
+        if kept and text.encode() != old:
+            message = f"rewritten with this review's findings; the {kept} line(s) you typed were kept"
+            result.problems.append(Problem(str(path), message, Severity.NOTE))
     return _replace(path, text.encode(), result)
 
 
@@ -214,9 +233,8 @@ def _mark(cfg: Config, plans: list[Any], today: date, result: ReviewResult) -> N
     written = []
     for note, raw, tasks in plans:
         text = raw.decode("utf-8")
-        newline = "\r\n" if "\r\n" in text else "\n"
         try:
-            atomic_write(note, mark_applied(text, [t.line for t in tasks], today, newline).encode(), raw)
+            atomic_write(note, mark_applied(text, [t.line for t in tasks], today).encode(), raw)
         except FileChanged:
             result.problems.append(Problem(str(note), "changed meanwhile; applied fixes not marked", Severity.WARNING))
             continue
