@@ -30,7 +30,9 @@ TEXT_PROPERTY = "text"  # the fact text again, as a property Bases can show (``[
 ENTITY_DERIVED = ("kind", "aliases", "tags", "facts_active", "facts_superseded", "related", "updated")
 # A person's edit to these is kept: it moves into summary.md's own properties (and so reaches the agent).
 ENTITY_KEEPABLE = ("aliases", "tags")
-_BARE_VIEW = re.compile(r"\n```base\n(?:(?!```).)*file\.inFolder\(\"[^\"]*/facts\"\)(?:(?!```).)*```\n?\Z", re.DOTALL)
+_BARE_VIEW = re.compile(
+    r"\r?\n```base\r?\n(?:(?!```).)*file\.inFolder\(\"[^\"]*/facts\"\)(?:(?!```).)*```(?:\r?\n)?\Z", re.DOTALL
+)
 # How vaultsync names the copy of a note that lost a clash; a view of facts must leave such copies out.
 VIEW_MARKER = "%% vaultsync: live view of this entity's facts; edit a fact in its own note %%"
 
@@ -295,6 +297,9 @@ def fact_body(record: Record) -> str:
     return text + "\n" if isinstance(text, str) else ""
 
 
+_VIEW_END = re.compile(r"\r?\n```\r?\n")
+
+
 def read_entity_note(text: str) -> tuple[dict[str, Any], str]:
     """Properties and summary body of an entity note; text a person put below the facts view moves above it."""
     props, body = _split(text)
@@ -303,9 +308,10 @@ def read_entity_note(text: str) -> tuple[dict[str, Any], str]:
         # The marker line was deleted but the view itself is still there: it is not summary text either.
         m = _BARE_VIEW.search(body)
         return props, body[: m.start()] if m else body
-    summary, rest = body[:cut], body[cut + 1 :]
-    fence = rest.find("\n```\n", rest.find("```base"))
-    tail = rest[fence + 5 :] if fence >= 0 else ""
+    # A note a sync app converted to CRLF has "\r\n" before the marker: the line break is not summary text.
+    summary, rest = body[:cut].removesuffix("\r"), body[cut + 1 :]
+    fence = _VIEW_END.search(rest, max(rest.find("```base"), 0))
+    tail = rest[fence.end() :] if fence else ""
     if tail.strip():
         summary = f"{summary}\n{tail}" if summary else tail
     return props, summary
