@@ -13,6 +13,7 @@ from vaultsync.core.decide import UNKNOWN
 from vaultsync.core.world import Minted, UnitState, World
 from vaultsync.keys import ENTITY, FACT, entity_key, fact_key
 from vaultsync.model import Problem, Record, Severity
+from vaultsync.names import composed
 from vaultsync.vault.layout import slug_of
 from vaultsync.vault.notes import NoteError, entity_content, fact_record, same_value
 from vaultsync.vault.scan import Note, VaultEntity
@@ -58,8 +59,14 @@ def vault_entity(
         if isinstance(note.props.get("id"), str) and not note.broken:
             note_ids.setdefault(stem, note.props["id"])
     fresh: dict[str, Note] = {}
+    # A note of a known fact whose name a sync app decomposed (NFD) is that fact's note, id property or not.
+    unseen = {composed(n): n for n in known if n not in ventity.facts and not n.isascii()}
     for stem, note in ventity.facts.items():
         key = fact_key(rel, stem)
+        own = unseen.get(composed(stem)) if stem not in known else None
+        if own is not None and not note.broken:
+            _adopt(world, rel, own, note, style, note_ids)
+            continue
         if stem in known and _collides(world, rel, stem, note):
             _new_fact(world, rel, stem, note, style, ids_seen, today, known, note_ids, False)
             continue
