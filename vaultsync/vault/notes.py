@@ -42,11 +42,12 @@ class NoteError(ValueError):
 
 
 def same_value(a: Any, b: Any) -> bool:
-    """Value equality as Obsidian round-trips it: 1 == 1.0, but True is not 1 and "1" is not 1."""
+    """Value equality as Obsidian round-trips it: 1 == 1.0, but True is not 1 and "1" is not 1. NaN (which
+    items.json may hold as ``NaN``, shown as ``.nan``) is the same value as itself, or no pass would settle."""
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, int | float) and isinstance(b, int | float):
-        return a == b
+        return a == b or (a != a and b != b)
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
