@@ -6,6 +6,7 @@ written outside the bad unit's own place, that the memory tree is byte-identical
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from helpers_inputs import (
     make_env,
 )
 
+from vaultsync.app.entities import get_fact
 from vaultsync.model import ExitCode, Report, Severity
 
 GOOD = {"2 Areas/people/good/good.md", "2 Areas/people/good/facts/g1.md"}
@@ -495,3 +497,5 @@ def test_nan_and_infinity_in_items_json_are_kept_verbatim_and_settle(tmp_path: P
     env.sync()
     assert items.read_bytes() == raw.replace(b"Sensor drift", b"Sensor drift after a reboot")
     assert env.sync(dry_run=True).actions == []
+    shown = get_fact(env.cfg, "f1", "projects/probe").to_json()  # what GET /facts and MCP answer, strict JSON
+    assert json.loads(json.dumps(shown, allow_nan=False))["record"]["limit"] == "Infinity"

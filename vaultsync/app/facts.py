@@ -25,7 +25,7 @@ from vaultsync.config import Config
 from vaultsync.fs import read_or_none
 from vaultsync.keys import split_fact_key
 from vaultsync.memory.items import ItemsDoc, ItemsError, parse_items
-from vaultsync.model import PARA_KEYS, Record, canonical
+from vaultsync.model import PARA_KEYS, Record, canonical, json_safe
 from vaultsync.names import fold, name_problem
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
@@ -70,7 +70,8 @@ class FactView:
     etag: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "entity": self.entity, "record": self.record, "note": self.note, "etag": self.etag}
+        record = json_safe(self.record)
+        return {"id": self.id, "entity": self.entity, "record": record, "note": self.note, "etag": self.etag}
 
 
 def check_entity(entity: object, field: str = "entity") -> str:
