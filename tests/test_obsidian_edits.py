@@ -36,6 +36,24 @@ def test_renaming_an_entity_folder_carries_its_summary_and_facts(env: Env, batch
     assert again.files_written == 0 and again.exit_code == 0, again.to_json()
 
 
+def test_renaming_an_entity_folder_whose_note_lost_its_view_empties_nothing(env: Env) -> None:
+    """The view deleted from the note, and the folder renamed: the note's properties still say it is the
+    entity's note, so the summary moves with the folder and the view comes back."""
+    summary = (env.life / ATLAS / "summary.md").read_bytes()
+    note = env.vault / ATLAS_DIR / "project-atlas.md"
+    text = note.read_text(encoding="utf-8")
+    note.write_text(text[: text.index("%% vaultsync: live view")].rstrip("\n") + "\n", encoding="utf-8")
+    old = env.vault / ATLAS_DIR
+    old.rename(old.parent / "atlas")
+
+    report = env.sync()
+
+    assert report.exit_code == 0, report.to_json()
+    assert (env.life / "projects/atlas/summary.md").read_bytes() == summary
+    assert "entity deleted" not in [c.what for c in report.changes]
+    assert 'file.inFolder("1 Projects/atlas/facts")' in (env.vault / "1 Projects/atlas/atlas.md").read_text()
+
+
 def test_renaming_a_fact_note_keeps_superseded_by_an_id(env: Env) -> None:
     """Obsidian renames the note and rewrites every link to it: the successor link names the note, not the id."""
     facts = env.vault / SARAH_DIR / "facts"
