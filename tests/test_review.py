@@ -264,3 +264,20 @@ def test_typed_lines_are_kept_and_fixes_mark_their_line(inserts: list[tuple[int,
     ticked_text = "\n".join(line.replace("- [ ]", "- [x]", 1) if n in tasks else line for n, line in enumerate(old))
     found = ticked(ticked_text)
     assert [t.entity for t in found] == rels and ticked(mark_applied(ticked_text, [t.line for t in found], TODAY)) == []
+
+
+def test_a_note_whose_fix_cannot_apply_does_not_block_the_others(env: Env) -> None:
+    _write_facts(env)
+    review(env.cfg, TODAY)
+    old_week = env.vault / "Reviews/2026-W48.md"
+    old_week.write_text('  - [x] gone <!-- vaultsync-fix: ["supersede", "areas/people/nobody", "a", "b"] -->\n')
+    note = env.vault / "Reviews/2026-W49.md"
+    text = note.read_text()
+    task = next(line for line in text.splitlines() if "- [ ] supersede" in line and "sarah-chen-090" in line)
+    note.write_text(text.replace(task, task.replace("- [ ]", "- [x]")))
+
+    done = fix(env.cfg, TODAY)
+
+    assert done.applied == [f"{SARAH}: sarah-chen-090 superseded by sarah-chen-001"]
+    assert [p.path for p in done.problems if p.severity is Severity.ERROR] == [str(old_week)]
+    assert "(applied 2026-12-01)" in note.read_text() and "(applied" not in old_week.read_text()

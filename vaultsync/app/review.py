@@ -190,31 +190,25 @@ def fix(cfg: Config, today: date | None = None) -> ReviewResult:
         try:
             tasks = ticked(raw.decode("utf-8"))
         except (UnicodeDecodeError, ReviewNoteError) as exc:
-            result.problems.append(Problem(str(note), f"{exc}; no fix applied"))
-            return result
+            # One note that cannot be read as written waits for its fix; the other notes' fixes go on.
+            result.problems.append(Problem(str(note), f"{exc}; no fix of this note applied"))
+            continue
         if tasks:
             plans.append((note, raw, tasks))
     entities = _scan(cfg, result) if plans else {}
     edits: dict[str, dict[str, dict[str, Any]]] = {}
     regen: list[str] = []
-    for note, _, tasks in plans:
-        for task in tasks:
-            entity = entities.get(task.entity)
-            if entity is None:
-                result.problems.append(Problem(str(note), f"line {task.line + 1}: no entity {task.entity}"))
-                return result
-            if task.fix.action == "regenerate":
-                regen.append(task.entity)
-                continue
-            old, by = task.fix.ids[0], task.fix.by
-            ids = {str(f.get("id")): f for _, f in entity.facts if isinstance(f, dict)}
-            if old not in ids or by not in ids:
-                message = f"line {task.line + 1}: {task.entity} has no fact {old if old not in ids else by}"
-                result.problems.append(Problem(str(note), message + "; no fix applied"))
-                return result
-            key = "superseded_by" if "superseded_by" in ids[old] else "supersededBy"
-            edits.setdefault(task.entity, {})[old] = {"status": "superseded", key: by}
-            result.applied.append(f"{task.entity}: {old} superseded by {by}")
+    usable = []
+    for note, raw, tasks in plans:
+        found = _note_fixes(note, tasks, entities, result)
+        if found is None:
+            continue
+        usable.append((note, raw, tasks))
+        for rel, changes in found[0].items():
+            edits.setdefault(rel, {}).update(changes)
+        regen += found[1]
+        result.applied += found[2]
+    plans = usable
     try:
         if edits:
             subject = f"review: {'; '.join(result.applied)}"
@@ -227,6 +221,34 @@ def fix(cfg: Config, today: date | None = None) -> ReviewResult:
         return result
     _mark(cfg, plans, today, result)
     return result
+
+
+def _note_fixes(
+    note: Path, tasks: list[Any], entities: dict[str, MemEntity], result: ReviewResult
+) -> tuple[dict[str, dict[str, dict[str, Any]]], list[str], list[str]] | None:
+    """The edits, regenerations and lines to say for one note's ticked fixes; None (reported) when one of them
+    no longer applies, and then none of that note's is applied."""
+    edits: dict[str, dict[str, dict[str, Any]]] = {}
+    regen: list[str] = []
+    said: list[str] = []
+    for task in tasks:
+        entity = entities.get(task.entity)
+        if entity is None:
+            result.problems.append(Problem(str(note), f"line {task.line + 1}: no entity {task.entity}; no fix applied"))
+            return None
+        if task.fix.action == "regenerate":
+            regen.append(task.entity)
+            continue
+        old, by = task.fix.ids[0], task.fix.by
+        ids = {str(f.get("id")): f for _, f in entity.facts if isinstance(f, dict)}
+        if old not in ids or by not in ids:
+            message = f"line {task.line + 1}: {task.entity} has no fact {old if old not in ids else by}"
+            result.problems.append(Problem(str(note), message + "; no fix of this note applied"))
+            return None
+        key = "superseded_by" if "superseded_by" in ids[old] else "supersededBy"
+        edits.setdefault(task.entity, {})[old] = {"status": "superseded", key: by}
+        said.append(f"{task.entity}: {old} superseded by {by}")
+    return edits, regen, said
 
 
 def _mark(cfg: Config, plans: list[Any], today: date, result: ReviewResult) -> None:
