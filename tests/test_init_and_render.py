@@ -121,7 +121,7 @@ supersededBy: "[[sarah-chen-005]]"
 entity: "[[sarah-chen|Sarah Chen]]"
 mentions:
   - "[[project-atlas|Project Atlas]]"
-daily: "[[Daily/2026-10-06|2026-10-06]]"
+daily: "2026-10-06"
 ---
 Sarah Chen runs the weekly Project Atlas check-in on Tuesdays at 10:00
 """
@@ -251,13 +251,16 @@ def test_init_creates_config_templates_settings_and_one_commit(tmp_path: Path, c
 
     cfg = configmod.load(e.config_path)
     assert (cfg.workspace, cfg.life, cfg.vault) == (e.workspace.resolve(), e.life.resolve(), e.vault.resolve())
-    assert cfg.layout == configmod.Layout()
+    assert cfg.layout == configmod.Layout(fact_text_property=True)  # a new vault shows fact text in Bases
     assert (cfg.git.agent_name, cfg.git.agent_email) == ("vaultsync agent", "agent@vaultsync.invalid")
     assert cfg.source == e.config_path
 
     for name in ("Entity.md", "Fact.md", "Daily.md"):
         assert (e.vault / "Templates" / name).read_bytes() == (PACKAGE_TEMPLATES / name).read_bytes()
-    assert (e.vault / "Memory.base").read_bytes() == (PACKAGE_TEMPLATES / "Memory.base").read_bytes()
+    dashboard = (
+        (PACKAGE_TEMPLATES / "Memory.base").read_bytes().replace(b"- file.name\n", b"- file.name\n      - text\n")
+    )
+    assert (e.vault / "Memory.base").read_bytes() == dashboard
     daily = json.loads((e.vault / ".obsidian/daily-notes.json").read_text())
     assert daily["folder"] == "Daily"
     assert daily["format"] == "YYYY-MM-DD"

@@ -332,3 +332,14 @@ def test_merging_two_versions_of_a_daily_note_keeps_every_line(common: list[str]
     kept = set(split_lines(merged))
     assert set(split_lines(archived)) <= kept and set(split_lines(later)) <= kept
     assert merge_daily(merged, merged, TODAY) == merged
+
+
+def test_problems_read_as_sentences_and_name_files_from_the_workspace(env: Env) -> None:
+    write_memory(env, "# MEMORY.md\n\n## Odd [P7] [2026-01-01]\n- x\n\n## Undated [P1]\n- y\n")
+    (env.workspace / "HEARTBEAT.md").write_text("".join(f"- item {n}\n" for n in range(60)))
+    for dry_run in (True, False):
+        found = {(p.path, p.message) for p in janitor(env.cfg, dry_run=dry_run, today=TODAY).problems}
+        assert ("MEMORY.md", "line 3: section 'Odd': [P7] is not a priority (P0, P1, P2); not archived") in found
+        assert ("MEMORY.md", "line 6: section 'Undated': [P1] without a date [YYYY-MM-DD]; not archived") in found
+        assert [path for path, message in found if message.startswith("60 lines")] == ["HEARTBEAT.md"]
+        assert not any(path.startswith("/") for path, _ in found), found

@@ -29,6 +29,7 @@ class ExitCode(IntEnum):
     NOT_PUSHED = 6  # the pass ran and committed; its commits wait for the remote (unreachable, refused, a secret)
     CRASH = 70  # an unexpected error (sysexits' EX_SOFTWARE): never 1, which means "conflicts kept"
     INTERRUPTED = 130  # Ctrl-C, as shells report a process SIGINT stopped
+    PIPE_CLOSED = 141  # the reader of standard output went away (``| head``), as shells report SIGPIPE
 
 
 class Severity(StrEnum):

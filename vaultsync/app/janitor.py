@@ -9,7 +9,7 @@ since it was read is left as it is.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -92,11 +92,26 @@ def janitor(cfg: Config, dry_run: bool = False, today: date | None = None) -> Ja
             if raw is not None:
                 result.problems += size_problems(cfg.workspace / name, raw, cfg.janitor)
     if dry_run or not (result.sections or result.daily):
-        return result
+        return _relative(cfg, result)
     options = PassOptions(today=today, commit_subject=_subject(result), confirm_deletes=bool(result.daily))
     result.sync = sync(cfg, options, kind="janitor")
     said = {(p.path, p.message) for p in result.problems}
     result.problems += [p for p in result.sync.problems if (p.path, p.message) not in said]
+    return _relative(cfg, result)
+
+
+def _relative(cfg: Config, result: JanitorResult) -> JanitorResult:
+    """The problems' files named as the archive lines name them, from the workspace (``MEMORY.md``,
+    ``memory/archive/...``), and each said once: the pass reports the size warnings the janitor made too."""
+    seen: set[tuple[str, str]] = set()
+    shown = []
+    for problem in result.problems:
+        path = Path(problem.path)
+        rel = path.relative_to(cfg.workspace).as_posix() if path.is_relative_to(cfg.workspace) else problem.path
+        if (rel, problem.message) not in seen:
+            seen.add((rel, problem.message))
+            shown.append(replace(problem, path=rel))
+    result.problems = shown
     return result
 
 
@@ -127,7 +142,7 @@ def _sections(cfg: Config, today: date, result: JanitorResult) -> None:
     for section in sections:
         where = f"line {section.start + 1}: "
         if section.date_problem:
-            message = f"{where}section {section.title!r} has {section.date_problem}; not archived"
+            message = f"{where}section {section.title!r}: {section.date_problem}; not archived"
             result.problems.append(Problem(str(path), message, Severity.WARNING))
         elif due(section, today, j.p1_days, j.p2_days) and holds_p0(sections, section):
             message = f"{where}section {section.title!r} is due but holds a [P0] section; not archived"

@@ -11,13 +11,17 @@ import hashlib
 import math
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from vaultsync.app.facts import vault_folders
 from vaultsync.config import Config
+from vaultsync.disk import writable
+from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_entity
 from vaultsync.state.files import StateFiles
-from vaultsync.state.recall import Candidate, Doc, Filters, IndexBroken, RecallIndex, open_index
+from vaultsync.state.recall import Candidate, Doc, Filters, IndexBroken, RecallIndex, open_index, scratch_index
 from vaultsync.state.recall_query import Term, terms
 from vaultsync.state.walk import MemoryWalk, walk_memory
 
@@ -98,14 +102,30 @@ class RecallResult:
 def refresh(cfg: Config) -> RecallIndex:
     """The index, current with the memory tree; built from scratch when missing, of another version or broken."""
     path = StateFiles(cfg.state_dir).recall
+    if not writable(path.parent):
+        index = scratch_index()
+        _update(cfg, index)
+        return index
     index, _ = open_index(path)
     try:
         _update(cfg, index)
     except IndexBroken:
-        index.close()
-        path.unlink(missing_ok=True)
-        index, _ = open_index(path)
-        _update(cfg, index)
+        return rebuild(cfg, index)
+    return index
+
+
+def rebuild(cfg: Config, broken: RecallIndex) -> RecallIndex:
+    """A new index in place of one that failed a read or a query.
+
+    A damaged file can look whole where the freshness check reads (its own small table) and fail only in the
+    pages a query walks, so every caller that meets ``IndexBroken`` comes here once and asks again; the index is
+    only a cache of the memory tree, so nothing is lost by dropping it.
+    """
+    broken.close()
+    path = StateFiles(cfg.state_dir).recall
+    path.unlink(missing_ok=True)
+    index, _ = open_index(path)
+    _update(cfg, index)
     return index
 
 
@@ -211,7 +231,12 @@ def recall(cfg: Config, query: str, options: RecallOptions | None = None) -> Rec
     options = options or RecallOptions()
     index = refresh(cfg)
     try:
-        return search(index, query, options)
+        folders = vault_folders(cfg)
+        try:
+            return search(index, query, options, folders)
+        except IndexBroken:
+            index = rebuild(cfg, index)
+            return search(index, query, options, folders)
     finally:
         index.close()
 
@@ -244,18 +269,26 @@ class Recaller:
             index = local.index = refresh(self.cfg)
             local.at = time.monotonic()
         assert index is not None
-        return search(index, query, options or RecallOptions())
+        folders = vault_folders(self.cfg)
+        try:
+            return search(index, query, options or RecallOptions(), folders)
+        except IndexBroken:
+            index = local.index = rebuild(self.cfg, index)
+            return search(index, query, options or RecallOptions(), folders)
 
 
-def search(index: RecallIndex, query: str, options: RecallOptions) -> RecallResult:
-    """``recall`` on an index already current: what a long-running face calls between refreshes."""
+def search(
+    index: RecallIndex, query: str, options: RecallOptions, folders: Mapping[str, str] | None = None
+) -> RecallResult:
+    """``recall`` on an index already current: what a long-running face calls between refreshes. ``folders``:
+    the vault's PARA folder names -> memory's (``vault_folders``), so an entity may be named by its vault folder."""
     result = RecallResult(query)
     limit = max(0, options.limit)
     query_terms = terms(query)
     # The options are checked first, so a mistake in one is said even when the words match nothing.
     filters = Filters(
         options.kinds,
-        _entities(index, options.entity),
+        _entities(index, options.entity, folders or {}),
         options.active_only,
         _day(options.since, "since"),
         _day(options.until, "until"),
@@ -282,7 +315,7 @@ def search(index: RecallIndex, query: str, options: RecallOptions) -> RecallResu
     if options.recency:
         ranked = sorted(candidates, key=_order)
     else:
-        ranked = sorted(candidates, key=lambda c: (c.doc.status == "superseded", -c.relevance))
+        ranked = sorted(candidates, key=lambda c: (_standing(c.doc.status), -c.relevance))
     result.hits = [_hit(c, c.relevance, planned) for c in ranked[:limit]]
     return result
 
@@ -305,26 +338,31 @@ def _day(value: str | None, field: str) -> str | None:
         raise UsageError(f"{value!r} is not a date; use YYYY-MM-DD", field) from None
 
 
-def _entities(index: RecallIndex, wanted: str | None) -> tuple[str, ...]:
-    """The entities ``wanted`` names: a memory path (``areas/people/sarah``), its tail (``people/sarah``), a slug
-    (``sarah``) or a vault folder (``2 Areas/people/sarah``); the path's last part is enough when unique."""
+def _entities(index: RecallIndex, wanted: str | None, vault_folders: Mapping[str, str]) -> tuple[str, ...]:
+    """The entity ``wanted`` names, as every face names one (``memory/identity.py``): its memory path
+    (``areas/people/sarah``), its end (``people/sarah``, ``sarah``) or its vault folder (``2 Areas/people/sarah``)."""
     if not wanted:
         return ()
-    tail = wanted.strip().strip("/").split("/")
-    known = index.entities()
-    for size in range(len(tail), 0, -1):
-        found = tuple(e for e in known if e.split("/")[-size:] == tail[-size:])
-        if found:
-            return found
-    raise UsageError(f"no entity {wanted!r} in the memory", "entity")
+    try:
+        return (resolve_entity(wanted, index.entities(), vault_folders),)
+    except (UnknownEntity, AmbiguousEntity) as exc:
+        raise UsageError(str(exc), "entity") from None
 
 
-def _order(candidate: Candidate) -> tuple[bool, int, int]:
-    """Current knowledge first: a superseded fact after every hit that is not; then by bm25, the newer of two
-    pieces within ``RECENCY_TIE`` of each other first."""
+def _order(candidate: Candidate) -> tuple[int, int, int]:
+    """Current knowledge first (``_standing``); then by bm25, the newer of two pieces within ``RECENCY_TIE`` of
+    each other first."""
     relevance = max(candidate.relevance, 1e-9)
     band = math.floor(math.log(relevance) / math.log1p(RECENCY_TIE))
-    return (candidate.doc.status == "superseded", -band, -_day_number(candidate.doc.ts))
+    return (_standing(candidate.doc.status), -band, -_day_number(candidate.doc.ts))
+
+
+def _standing(status: str | None) -> int:
+    """0 for what is known now (an active fact, a fact without a status, every piece that is not a fact); 1 for a
+    fact nobody has vouched for yet (``proposed`` by extraction, or any status of the agent's own); 2 for a
+    superseded one. A fresh proposal is newer than what was reviewed, so recency alone would put it first."""
+    word = (status or "active").strip().lower()
+    return 0 if word == "active" else 2 if word == "superseded" else 1
 
 
 def _day_number(ts: str | None) -> int:

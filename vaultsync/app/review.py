@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import difflib
 import json
-import shlex
-import subprocess
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from vaultsync.app.edits import MemoryEditError, edit_facts, write_summary
+from vaultsync.app.facts import vault_folders
+from vaultsync.app.program import ProgramFailed, run_program
 from vaultsync.config import Config
 from vaultsync.core.review import EntityFacts, Finding, review_entity
 from vaultsync.core.review_note import (
@@ -34,6 +34,7 @@ from vaultsync.core.timeline import TIMELINE, timeline
 from vaultsync.fs import FileChanged, atomic_write, read_or_none, run_lock
 from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import Author, GitFailed, NotARepository
+from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_entity
 from vaultsync.memory.tree import MemEntity, scan_memory
 from vaultsync.model import ExitCode, Problem, Severity
 from vaultsync.state.files import StateFiles
@@ -271,9 +272,11 @@ def regenerate(cfg: Config, rels: list[str] | None, today: date | None = None, d
     today = today or date.today()
     result = ReviewResult()
     entities = _scan(cfg, result)
-    for rel in rels if rels is not None else sorted(entities):
-        if rel not in entities:
-            result.problems.append(Problem(str(cfg.life / rel), "no such entity"))
+    for name in rels if rels is not None else sorted(entities):
+        try:
+            rel = resolve_entity(name, entities, vault_folders(cfg))
+        except (UnknownEntity, AmbiguousEntity) as exc:
+            result.problems.append(Problem(str(cfg.life / name), str(exc)))
             continue
         try:
             result.commits += _regenerate_one(cfg, entities[rel], today, dry_run, result)
@@ -307,11 +310,9 @@ def _external(cfg: Config, rel: str, summary: str, facts: list[Any], result: Rev
     """The summary an external program writes from JSON on stdin; None (reported) when it fails or says nothing."""
     payload = json.dumps({"entity": rel, "summary": summary, "facts": facts}, ensure_ascii=False)
     try:
-        done = subprocess.run(
-            shlex.split(cfg.review.command), input=payload, capture_output=True, text=True, timeout=300, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        result.problems.append(Problem(cfg.review.command, f"could not run: {exc}; {rel} unchanged", Severity.WARNING))
+        done = run_program(cfg.review.command, payload, timeout=300)
+    except ProgramFailed as exc:
+        result.problems.append(Problem(cfg.review.command, f"{exc}; {rel} unchanged", Severity.WARNING))
         return None
     if done.returncode != 0 or not done.stdout.strip():
         why = f"exit {done.returncode}" if done.returncode else "an empty answer"

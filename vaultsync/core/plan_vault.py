@@ -76,7 +76,12 @@ class VaultSide(PlanTarget):
             for note, record in facts.items():
                 settings = self.layout.layout
                 view = FactView(
-                    entity_link(rel), tuple(mentions_of[note]), superseded, settings.daily, settings.fact_text_property
+                    entity_link(rel),
+                    tuple(mentions_of[note]),
+                    superseded,
+                    settings.daily,
+                    settings.fact_text_property,
+                    links.has,  # a day whose daily note is not in the vault gets no link (``daily_link``)
                 )
                 props = fact_properties(record, view)
                 self.fact_derived[fact_key(rel, note)] = {k: props[k] for k in FACT_DERIVED if k in props}

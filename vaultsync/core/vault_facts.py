@@ -12,6 +12,7 @@ from vaultsync.core.claims import Claim, Kind, claim
 from vaultsync.core.decide import UNKNOWN
 from vaultsync.core.world import Minted, UnitState, World
 from vaultsync.keys import ENTITY, FACT, entity_key, fact_key
+from vaultsync.memory.identity import next_fact_id
 from vaultsync.model import Problem, Record, Severity
 from vaultsync.names import composed
 from vaultsync.vault.layout import slug_of
@@ -51,7 +52,7 @@ def vault_entity(
     renamed = {
         note.body.strip(): stem
         for stem, note in ventity.facts.items()
-        if stem not in known and not note.broken and _is_minted(slug_of(rel), stem) and note.props.get("id") == stem
+        if stem not in known and not note.broken and _is_minted(stem) and note.props.get("id") == stem
     }
     note_ids = {n: str(r["id"]) for n, (_, r) in world.mem_facts.get(rel, {}).items() if isinstance(r.get("id"), str)}
     # A note renamed in Obsidian has every link to it rewritten to its new name: that name stands for its id.
@@ -228,7 +229,7 @@ def _new_fact(
     fact_id = record.get("id")
     taken = known | ids_seen.get(rel, set()) | {str(r.get("id")) for _, r in world.mem_facts.get(rel, {}).values()}
     if not keep_id or not isinstance(fact_id, str):
-        fact_id = _mint(slug_of(rel), taken)
+        fact_id = _mint(world, rel, taken)
     text = record.pop("fact")
     record = {"id": fact_id, "fact": text, **{k: v for k, v in record.items() if k != "id"}}
     record.setdefault("status", "active")
@@ -252,11 +253,14 @@ def _template_variable(value: Any) -> bool:
     return isinstance(value, str) and _TEMPLATE_VARIABLE.match(value.strip()) is not None
 
 
-def _mint(slug: str, taken: set[str]) -> str:
-    n = 1 + max((int(t.rsplit("-m", 1)[1]) for t in taken if _is_minted(slug, t)), default=0)
-    return f"{slug}-m{n:03d}"
+def _mint(world: World, rel: str, taken: set[str]) -> str:
+    """The id of a fact the person made: the entity's own scheme, as an agent-side write gives one
+    (``memory/identity.py``), so an entity's ids read as one sequence whoever added the fact."""
+    held = sorted(world.mem_facts.get(rel, {}).values(), key=lambda item: item[0])
+    ids = [r["id"] for _, r in held if isinstance(r.get("id"), str)]
+    return next_fact_id(slug_of(rel), ids, taken)
 
 
-def _is_minted(slug: str, fact_id: str) -> bool:
-    prefix = f"{slug}-m"
-    return fact_id.startswith(prefix) and fact_id[len(prefix) :].isdigit()
+def _is_minted(fact_id: str) -> bool:
+    """Whether a name looks like an id a pass gives (it ends in a number), for finishing a killed rename."""
+    return fact_id[-1:].isdigit()

@@ -74,7 +74,7 @@ class Doc:
 class Filters:
     kinds: tuple[str, ...] = ()
     entities: tuple[str, ...] = ()  # entities' memory paths (areas/people/sarah); their sub-entities count too
-    active_only: bool = False
+    active_only: bool = False  # only pieces whose status is active or unset: no proposed nor superseded fact
     since: str | None = None  # YYYY-MM-DD, inclusive
     until: str | None = None
 
@@ -265,7 +265,7 @@ def _where(filters: Filters) -> tuple[str, list[object]]:
             escaped = rel.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
             params += [rel, escaped + "/%"]
     if filters.active_only:
-        clauses.append("coalesce(d.status, '') != 'superseded'")
+        clauses.append("lower(coalesce(d.status, 'active')) = 'active'")
     if filters.since:
         clauses.append("d.ts >= ?")
         params.append(filters.since)
@@ -301,6 +301,17 @@ def open_index(path: Path) -> tuple[RecallIndex, bool]:
         db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
     _scratch(db)
     return RecallIndex(db), True
+
+
+def scratch_index() -> RecallIndex:
+    """A new empty index in memory, gone when closed: for a vault where no file can be written (a read-only
+    snapshot), so that recall still answers, at the cost of reading the whole memory for each query."""
+    db = sqlite3.connect(":memory:")
+    with db:
+        db.executescript(SCHEMA)
+        db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+    _scratch(db)
+    return RecallIndex(db)
 
 
 def _connect(path: Path) -> sqlite3.Connection:

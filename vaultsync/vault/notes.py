@@ -118,19 +118,33 @@ class FactView:
     superseded_link: Callable[[str], str | None]  # fact id -> link, None when the id is not a known fact
     daily_folder: str = "Daily"
     text_property: bool = False  # ``[vault] fact_text_property``: the text shown as the property TEXT_PROPERTY too
+    # Whether the daily note of a day (``2026-01-27``) exists; None: every day's is taken to exist.
+    daily_exists: Callable[[str], bool] | None = None
 
 
 _SOURCE_DAY = re.compile(r"(?:^|/)memory/(\d{4}-\d{2}-\d{2})\.md\b|^(\d{4}-\d{2}-\d{2})$")
 
 
-def daily_link(source: Any, folder: str) -> str | None:
-    """A link to the daily note a fact's ``source`` names (``2026-01-27`` or ``memory/2026-01-27.md``), so the
-    daily note lists the facts it gave as backlinks; None when the source names no real day."""
+def source_day(source: Any) -> str | None:
+    """The day a fact's ``source`` names (``2026-01-27`` or ``memory/2026-01-27.md``); None when no real day."""
     m = _SOURCE_DAY.search(source.strip()) if isinstance(source, str) else None
     day = (m[1] or m[2]) if m else None
-    if day is None or daily_date(f"{day}.md") is None:
+    return day if day is not None and daily_date(f"{day}.md") is not None else None
+
+
+def daily_link(source: Any, view: FactView) -> str | None:
+    """A link to the daily note a fact's ``source`` names (``2026-01-27`` or ``memory/2026-01-27.md``), so the
+    daily note lists the facts it gave as backlinks; None when the source names no real day.
+
+    A day whose note does not exist is shown as plain text: a link to it would be a dead one, and clicking it
+    makes Obsidian create an empty note in the daily folder, which the next pass would carry into the agent's
+    memory as a daily note of its own."""
+    day = source_day(source)
+    if day is None:
         return None
-    return f"[[{folder}/{day}|{day}]]"
+    if view.daily_exists is not None and not view.daily_exists(day):
+        return day
+    return f"[[{view.daily_folder}/{day}|{day}]]"
 
 
 def fact_properties(record: Record, view: FactView) -> dict[str, Any]:
@@ -151,7 +165,7 @@ def fact_properties(record: Record, view: FactView) -> dict[str, Any]:
     if "mentions" in derived and view.mentions:
         props["mentions"] = list(view.mentions)
     if "daily" in derived:
-        link = daily_link(record.get("source"), view.daily_folder)
+        link = daily_link(record.get("source"), view)
         if link:
             props["daily"] = link
     text = record.get("fact")
