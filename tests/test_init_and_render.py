@@ -530,9 +530,9 @@ def test_first_pass_leaves_memory_tree_byte_identical(env: Env) -> None:
 # -- 4. no-op ------------------------------------------------------------------------------------------------
 def test_second_pass_writes_nothing_and_commits_nothing(synced: Env) -> None:
     # The lock file's content (the holder's pid) is rewritten by every pass by design, git refreshes the stat
-    # cache in the snapshot index when it looks at the vault, and the record of runs gains this one; everything
-    # else counts.
-    skip = (".git", ".vaultsync/lock", ".vaultsync/snapshot.index", ".vaultsync/runs.json")
+    # cache in the snapshot index when it looks at the vault, the record of runs gains this one, and a pass that
+    # finds no recall index (a cache of the memory) builds it; everything else counts.
+    skip = (".git", ".vaultsync/lock", ".vaultsync/snapshot.index", ".vaultsync/runs.json", ".vaultsync/recall.sqlite")
     vault_before = tree_stat(synced.vault, skip)
     mem_before = tree_stat(synced.mem, exclude=())
     sha = head(synced.vault)

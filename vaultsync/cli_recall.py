@@ -28,6 +28,7 @@ def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
         since=args.since,
         until=args.until,
         recency=not args.no_recency,
+        explain=args.explain,
     )
     try:
         result = recall(cfg, args.query, options)
@@ -44,12 +45,23 @@ def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
         text = " ".join(hit.text.split())
         if hit.status == "superseded":
             text = f"(superseded{' by ' + hit.superseded_by if hit.superseded_by else ''}) {text}"
-        rows.append((f"{hit.score:.2f}", hit.kind, where, text[:200]))
+        why = (_why(hit.explain),) if args.explain else ()
+        rows.append((f"{hit.score:.2f}", hit.kind, where, text[:200], *why))
     if not rows:
         print("no hits")
     else:
-        _print_rows(("score", "kind", "where", "text"), rows, f"recall: {args.query[:60]}", whole=(2,))
+        columns = ("score", "kind", "where", "text", *(("why",) if args.explain else ()))
+        _print_rows(columns, rows, f"recall: {args.query[:60]}", whole=(2,))
     return ExitCode.CLEAN
+
+
+def _why(explain: dict[str, float | str] | None) -> str:
+    """``bm25 7.25 + context 1.84, entity +0.7``: the score's parts as ``docs/recall.md`` names them."""
+    parts = dict(explain or {})
+    base = f"bm25 {parts.pop('bm25', 0):.2f}"
+    if "context" in parts:
+        base += f" + context {parts.pop('context'):.2f}"
+    return ", ".join([base, *(f"{name} +{value}" for name, value in parts.items())])
 
 
 def log_command(args: argparse.Namespace, cfg: configmod.Config) -> int:

@@ -17,6 +17,7 @@ FACES: dict[str, tuple[int, bool]] = {
     "ambiguous": (409, False),  # a name several things answer to
     "stale": (412, False),  # the caller's version is no longer the current one
     "unreadable": (409, False),  # a file must be fixed by hand first
+    "changed": (409, False),  # a file changed while it was written, or a fact left the state asked of it
     "history": (409, False),  # git cannot read the history
     "busy": (503, True),  # a pass held the lock too long
     "stopped": (503, True),  # a root folder is missing
@@ -52,6 +53,12 @@ class VaultsyncError(Exception):
     @property
     def retry(self) -> bool:
         return FACES[self.kind][1]
+
+
+class Changed(VaultsyncError):
+    """What a call acts on changed since it was read (a fact no longer proposed): read it again, then retry."""
+
+    kind = "changed"
 
 
 class HistoryError(VaultsyncError):

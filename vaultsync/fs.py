@@ -23,8 +23,13 @@ from vaultsync.errors import VaultsyncError
 TEMP_SUFFIX = ".vstmp"  # staged writes; a killed pass may leave one, and the next pass removes it
 
 
-class FileChanged(RuntimeError):
+class FileChanged(VaultsyncError, RuntimeError):
     """The target changed between the scan and the write; the pass leaves it for the next run."""
+
+    kind = "changed"
+
+    def line(self) -> str:
+        return f"{self.message}: changed while it was written; read it again and retry"
 
 
 BEING_WRITTEN = "was being written while the pass read it; left as it is for the next pass"

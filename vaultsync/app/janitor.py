@@ -25,6 +25,7 @@ from vaultsync.memory.archive import (
     DAILY_ARCHIVE_DIR,
     append_sections,
     archive_name,
+    merge_daily,
     without_sections,
 )
 from vaultsync.memory.sections import Section, SectionsError, due, expired, holds_p0, parse_sections, split_lines
@@ -172,10 +173,12 @@ def _sections(cfg: Config, today: date, result: JanitorResult) -> None:
     lines = split_lines(raw)
     target = cfg.workspace / rel
     before = read_or_none(target)
-    after = append_sections(before, lines, moved, today, j.p1_days, j.p2_days)
+    earlier = read_or_none(cfg.workspace / ARCHIVE_DIR / archive_name(today.replace(day=1) - timedelta(days=1)))
+    after = append_sections(before, lines, moved, today, j.p1_days, j.p2_days, earlier)
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        atomic_write(target, after, before)
+        if after != (before or b""):
+            atomic_write(target, after, before)
     except FileChanged:
         result.sections = []
         result.problems.append(Problem(str(target), "changed while the janitor wrote it; nothing archived"))
@@ -184,9 +187,9 @@ def _sections(cfg: Config, today: date, result: JanitorResult) -> None:
         atomic_write(path, without_sections(lines, moved), raw)
     except FileChanged:
         # The agent wrote MEMORY.md meanwhile: it keeps every section, so take back what the archive gained.
-        if before is not None:
+        if before is not None and after != before:
             atomic_write(target, before, after)
-        else:
+        elif after:
             remove_checked(target, after)
         result.sections = []
         result.problems.append(Problem(str(path), "changed while the janitor read it; nothing archived, run again"))
@@ -209,26 +212,32 @@ def _daily_notes(cfg: Config, today: date, result: JanitorResult) -> None:
         if day is None or day >= oldest or path.is_symlink() or not path.is_file():
             continue
         rel, to_rel = f"memory/{path.name}", f"{DAILY_ARCHIVE_DIR}/{path.name}"
-        if not result.dry_run and not _move(path, cfg.workspace / to_rel, result):
+        if not result.dry_run and not _move(path, cfg.workspace / to_rel, today, result):
             continue
         result.daily.append((rel, to_rel))
 
 
-def _move(source: Path, target: Path, result: JanitorResult) -> bool:
-    """Copy, then delete the original only if it still holds what was copied; False (reported) when not moved."""
+def _move(source: Path, target: Path, today: date, result: JanitorResult) -> bool:
+    """Copy, then delete the original only if it still holds what was copied; False (reported) when not moved.
+
+    An archive already holding another version of the note (it came back with a person's late edit) gets the
+    two merged (``merge_daily``), once, and says so."""
     raw = source.read_bytes()
     existing = read_or_none(target)
-    if existing is not None and existing != raw:
-        result.problems.append(Problem(str(target), f"already holds another version of {source.name}; not moved"))
-        return False
+    merged = raw if existing is None else merge_daily(existing, raw, today)
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        if existing is None:
-            atomic_write(target, raw, None)
+        if merged != existing:
+            atomic_write(target, merged, existing)
         replaced = remove_checked(source, raw)
         if replaced:
             settle(replaced)
     except FileChanged:
         result.problems.append(Problem(str(source), "changed while the janitor moved it; kept where it was"))
         return False
+    if existing is not None and merged not in (existing, raw):
+        message = f"already held another version of {source.name}; the lines only the later one has were added"
+        result.problems.append(Problem(str(target), message, Severity.WARNING))
+    elif existing is not None and merged != existing:
+        result.problems.append(Problem(str(target), f"took the later version of {source.name}", Severity.NOTE))
     return True

@@ -17,6 +17,7 @@ from vaultsync.config import Config
 from vaultsync.model import Report
 from vaultsync.options import PassOptions
 from vaultsync.state import runs
+from vaultsync.state.files import StateFiles
 
 __all__ = ["LOCK_HELD", "LockHeld", "PassOptions", "git_missing", "overview", "status", "summary", "sync"]
 
@@ -66,7 +67,6 @@ def overview(cfg: Config) -> dict[str, Any]:
     them, and the schedule. Cheap at any size: it reads the state folder and the crontab, not the trees."""
     from vaultsync.app import schedule
     from vaultsync.state.base import BaseStore
-    from vaultsync.state.files import StateFiles
     from vaultsync.state.snapshot import load
 
     files = StateFiles(cfg.state_dir)

@@ -108,11 +108,11 @@ def write(cfg: Config, change: Change) -> Report:
     except Exception as exc:
         _record(cfg, change.kind, 1, f"failed: {type(exc).__name__}: {exc}", record)  # 1: an uncaught exception
         raise
-    ran = not (report.quick or report.dry_run or report.stopped)
     _record(cfg, change.kind, report.exit_code, report.summary(), record and (passed or bool(report.stopped)))
-    if ran:
-        # What the pass left in the memory tree goes into the recall index; the quick no-change pass has
-        # nothing to add and does not even import it.
+    fresh = report.quick and StateFiles(cfg.state_dir).recall.exists()
+    if passed and not (report.dry_run or report.stopped or fresh):
+        # What the pass left in the memory tree goes into the recall index, built here when missing so that no
+        # query waits for it; the quick no-change pass with an index has nothing to add and does not import it.
         from vaultsync.app.recall import refresh_after_pass
 
         refresh_after_pass(cfg)

@@ -46,7 +46,7 @@ from vaultsync.api import (
 )
 from vaultsync.config import Config
 from vaultsync.model import client
-from vaultsync.server import models
+from vaultsync.server import models, plugin_routes
 from vaultsync.server.events import Events
 from vaultsync.server.models import errors
 
@@ -55,6 +55,7 @@ OBSIDIAN_ORIGIN = "app://obsidian.md"
 MAX_BODY = 64 * 1024
 RETRY_AFTER = "2"
 CLIENT_HEADER = "X-Vaultsync-Client"
+STOP_WAIT = 2  # seconds a stopping server waits for open requests before it ends them
 log = logging.getLogger("vaultsync.server")
 
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(HTTPBearer(auto_error=False))]
@@ -293,6 +294,7 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
     ) -> dict[str, Any]:
         return history(cfg, target, since=since, limit=limit).to_json()
 
+    plugin_routes.add(app, cfg, events, recaller, auth_dep, answered)
     app.state.events = events
     return app
 
@@ -433,7 +435,10 @@ def serve(cfg: Config, token: str, host: str, port: int) -> None:
         ) from None
     hosts = LOOPBACK | {host}
     print(f"vaultsync: serving {cfg.vault} on http://{_url_host(host)}:{port}", file=sys.stderr, flush=True)
-    config = uvicorn.Config(create_app(cfg, token, hosts), log_level="warning", access_log=False)
+    # An open event stream (a vault plugin is always subscribed) would hold a graceful shutdown for ever.
+    config = uvicorn.Config(
+        create_app(cfg, token, hosts), log_level="warning", access_log=False, timeout_graceful_shutdown=STOP_WAIT
+    )
     with sock:
         uvicorn.Server(config).run(sockets=[sock])
 

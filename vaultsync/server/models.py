@@ -189,6 +189,37 @@ class Choice(_Open):
     entities: list[str]
 
 
+class Conflict(_Open):
+    copy_path: str = Field(alias="copy", description="the conflict copy's vault path")
+    note: str = Field(description="the note it stands beside")
+    unit: str
+    detail: str
+    note_exists: bool
+
+
+class ConflictList(_Open):
+    conflicts: list[Conflict]
+
+
+class Resolution(_Open):
+    """A conflict resolved: which version was kept and the pass that carried it."""
+
+    resolved: Conflict
+    kept: str
+    synced: bool
+    sync: PassSummary
+    commits: list[str]
+    open_conflicts: list[str]
+
+
+class Inbox(_Open):
+    facts: list[Fact]
+
+
+class LatestReview(_Open):
+    note: str | None = Field(description="the newest review note's vault path; null before the first review")
+
+
 class Problem(BaseModel):
     """Every error: ``detail`` is a sentence, a list of field issues (422), or the entities to choose from."""
 
