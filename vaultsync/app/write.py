@@ -103,8 +103,8 @@ def write(cfg: Config, change: Change) -> Report:
                 _record(cfg, change.kind, ExitCode.LOCKED, LOCK_HELD, record and change.wait is None)
                 raise
             report, passed = _locked(cfg, change, options, report)
-    except (LockHeld, Stopped):
-        raise
+    except VaultsyncError:
+        raise  # a caller's mistake or a busy lock, said to the caller: not a failed run
     except Exception as exc:
         _record(cfg, change.kind, 1, f"failed: {type(exc).__name__}: {exc}", record)  # 1: an uncaught exception
         raise
