@@ -13,7 +13,18 @@ from helpers_twoway import SARAH, SARAH_DIR, Env
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-TOOLS = {"remember", "recall", "supersede", "forget", "get_entity", "history", "sync", "status"}
+TOOLS = {
+    "remember",
+    "recall",
+    "supersede",
+    "forget",
+    "get_entity",
+    "history",
+    "sync",
+    "status",
+    "context",
+    "append_daily",
+}
 
 
 def payload(result: Any) -> dict[str, Any]:
@@ -80,6 +91,14 @@ async def session(env: Env) -> None:
         assert bad_day.is_error and "since" in bad_day.content[0].text
         bad_target = await client.call_tool("history", {"target": "../../etc"})
         assert bad_target.is_error and "target" in bad_target.content[0].text
+
+        known = payload(await client.call_tool("context", {"message": "Coffee with Sarah Chen?", "budget": 800}))
+        assert known["entities"][0]["entity"] == SARAH and "likes coffee" in known["text"]
+        assert "likes tea" not in known["text"]  # superseded: never shown as current
+        daily = payload(await client.call_tool("append_daily", {"text": "Talked about coffee", "source": "mcp"}))
+        assert "Talked about coffee" in (env.workspace / daily["path"]).read_text() and daily["commits"]
+        empty = await client.call_tool("append_daily", {"text": " "})
+        assert empty.is_error and "text" in empty.content[0].text
 
         wrong = await client.call_tool("forget", {"id": "no-such-fact"})
         assert wrong.is_error and "no fact" in wrong.content[0].text

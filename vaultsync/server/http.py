@@ -28,7 +28,8 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 
 from vaultsync import __version__
-from vaultsync.app import entities, memory
+from vaultsync.app import capture, entities, memory
+from vaultsync.app.context import BUDGET, context
 from vaultsync.app.facts import Ambiguous, Invalid, NotFound, Unreadable
 from vaultsync.app.history import HistoryError, history
 from vaultsync.app.recall import Recaller, RecallOptions, UsageError, parse_kinds
@@ -51,6 +52,9 @@ EntityQuery = Annotated[
 FactId = Annotated[str, Path(max_length=200, description="the fact's id, e.g. sarah-chen-004")]
 IfMatch = Annotated[str | None, Header(max_length=1_000, description="the ETag read with the fact; 412 if it changed")]
 Words = Annotated[str | None, Query(min_length=1, max_length=2_000, description="plain words; no search syntax")]
+Client = Annotated[
+    str | None, Header(alias="X-Vaultsync-Client", max_length=60, description="the calling program, e.g. openclaw")
+]
 Day = Annotated[str | None, Query(max_length=100, description="a date, YYYY-MM-DD")]
 
 
@@ -76,6 +80,12 @@ class RememberBody(FactFields):
 class SupersedeBody(FactFields):
     by: Short | None = Field(None, description="the id of an existing fact of the same entity that replaces it")
     fact: Text | None = Field(None, description="the text of a new fact that replaces it")
+
+
+class DailyBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: Text = Field(description="what to append to today's daily note, as the agent would write it")
+    source: Annotated[str | None, Field(max_length=60, description="who wrote it, in the entry's heading")] = None
 
 
 class Problem(BaseModel):
@@ -214,6 +224,20 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         kinds = parse_kinds(kind)
         options = RecallOptions(limit, kinds, entity, status == "active", since, until, recency)
         return recaller(words, options).to_json()
+
+    @app.get("/context", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    def context_route(
+        q: Annotated[str, Query(min_length=1, max_length=20_000, description="the person's message")],
+        budget: Annotated[int, Query(ge=100, le=50_000, description="at most this many characters of text")] = BUDGET,
+    ) -> dict[str, Any]:
+        return context(cfg, q, budget, recaller).to_json()
+
+    @app.post("/daily", status_code=201, dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    def daily(body: DailyBody, client: Client = None) -> dict[str, Any]:
+        with events.pass_of("capture") as done:
+            captured = done(capture.append_daily(cfg, body.text, source=body.source or client))
+        recaller.stale()
+        return captured.to_json()
 
     @app.get("/history", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
     def history_route(
