@@ -1,0 +1,67 @@
+// A stand-in for an OpenAI-compatible model on 127.0.0.1, so agent turns run offline and their requests can be
+// read back. It answers a message holding `CALL <tool> <json>` with that tool call (once: after the tool's result
+// it answers in text, quoting the result), and any other message with a short text reply.
+import { createServer } from "node:http";
+
+const CALL = /CALL (\w+) (\{.*\})/s;
+
+export async function startFakeModel() {
+  const requests = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => (body += chunk));
+    req.on("end", () => {
+      const parsed = body ? JSON.parse(body) : {};
+      if (!req.url.endsWith("/chat/completions")) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ object: "list", data: [{ id: "fake-model", object: "model" }] }));
+        return;
+      }
+      requests.push(parsed);
+      send(res, parsed, answer(parsed.messages ?? []));
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+function text(content) {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((part) => part?.text ?? "").join("");
+  return "";
+}
+
+function answer(messages) {
+  const last = messages[messages.length - 1];
+  if (last?.role === "tool") return { text: `Tool said: ${text(last.content)}` };
+  const user = [...messages].reverse().find((m) => m.role === "user");
+  const match = CALL.exec(text(user?.content));
+  if (match) return { call: { name: match[1], arguments: match[2] } };
+  return { text: "Noted, thank you." };
+}
+
+function send(res, request, reply) {
+  const id = `chatcmpl-${Date.now()}`;
+  const toolCalls = reply.call
+    ? [{ index: 0, id: `call_${Date.now()}`, type: "function", function: reply.call }]
+    : undefined;
+  const finish = reply.call ? "tool_calls" : "stop";
+  const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+  if (!request.stream) {
+    res.writeHead(200, { "content-type": "application/json" });
+    const message = { role: "assistant", content: reply.text ?? null, tool_calls: toolCalls };
+    res.end(JSON.stringify({ id, object: "chat.completion", model: request.model, choices: [{ index: 0, message, finish_reason: finish }], usage }));
+    return;
+  }
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const chunk = (delta, finishReason = null, extra = {}) =>
+    res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", model: request.model, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`);
+  chunk(reply.call ? { role: "assistant", tool_calls: toolCalls } : { role: "assistant", content: reply.text });
+  chunk({}, finish, { usage });
+  res.end("data: [DONE]\n\n");
+}
