@@ -164,6 +164,6 @@ function describe(detail: unknown): string {
       })
       .join("; ");
   }
-  if (detail && typeof detail === "object" && "msg" in detail) return String((detail as { msg: unknown }).msg);
+  if (detail && typeof detail === "object" && "msg" in detail) return String(detail.msg);
   return "";
 }

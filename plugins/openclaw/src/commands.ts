@@ -39,7 +39,10 @@ export function registerCli(program: Program, client: Client, settings: Settings
       guarded(async () => {
         const health = await client.health(settings.timeoutMs);
         const status = await client.status(settings.timeoutMs);
-        if (options.json) return print(JSON.stringify({ url: settings.baseUrl, health, status }, null, 2));
+        if (options.json) {
+          print(JSON.stringify({ url: settings.baseUrl, health, status }, null, 2));
+          return;
+        }
         const last = status.last_run as { kind?: string; at?: string; summary?: string } | null | undefined;
         const conflicts = (status.open_conflicts as unknown[] | undefined)?.length ?? 0;
         print(`vaultsync ${health.version} at ${settings.baseUrl}: answering`);

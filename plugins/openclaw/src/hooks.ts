@@ -65,11 +65,21 @@ interface Message {
   toolName?: string;
 }
 
+interface Part {
+  type?: string;
+  text?: unknown;
+  name?: string;
+}
+
+/** The parts of a message's content that are objects: providers and runtimes differ in what else they put there. */
+function parts(content: unknown): Part[] {
+  return Array.isArray(content) ? content.filter((p): p is Part => typeof p === "object" && p !== null) : [];
+}
+
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((part: { type?: string; text?: unknown }) => (part?.type === "text" && typeof part.text === "string" ? part.text : ""))
+  return parts(content)
+    .map((part) => (part.type === "text" && typeof part.text === "string" ? part.text : ""))
     .join("");
 }
 
@@ -77,10 +87,8 @@ function textOf(content: unknown): string {
 function toolsCalled(messages: Message[]): string[] {
   const names: string[] = [];
   for (const message of messages) {
-    if (Array.isArray(message.content)) {
-      for (const part of message.content as { type?: string; name?: string }[]) {
-        if ((part?.type === "toolCall" || part?.type === "tool_use") && part.name) names.push(part.name);
-      }
+    for (const part of parts(message.content)) {
+      if ((part.type === "toolCall" || part.type === "tool_use") && part.name) names.push(part.name);
     }
     const named = message.toolName ?? (message.role === "tool" || message.role === "toolResult" ? message.name : undefined);
     if (named) names.push(named);

@@ -1,9 +1,11 @@
 // A stand-in for an OpenAI-compatible model on 127.0.0.1, so agent turns run offline and their requests can be
-// read back. It answers a message holding `CALL <tool> <json>` with that tool call (once: after the tool's result
-// it answers in text, quoting the result), and any other message with a short text reply.
+// read back. A person's message may hold lines `CALL <tool> <json>`: the model calls those tools one after another,
+// then answers with every tool result quoted. Any other message gets a short text reply.
 import { createServer } from "node:http";
 
-const CALL = /CALL (\w+) (\{.*\})/s;
+let calls = 0;
+const INTERNAL = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>"; // context OpenClaw adds as a user message of its own
+const CALL = /^CALL (\w+) (\{.*\})$/gm;
 
 export async function startFakeModel() {
   const requests = [];
@@ -26,7 +28,11 @@ export async function startFakeModel() {
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
-    close: () => new Promise((resolve) => server.close(resolve)),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(resolve);
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -37,18 +43,21 @@ function text(content) {
 }
 
 function answer(messages) {
-  const last = messages[messages.length - 1];
-  if (last?.role === "tool") return { text: `Tool said: ${text(last.content)}` };
-  const user = [...messages].reverse().find((m) => m.role === "user");
-  const match = CALL.exec(text(user?.content));
-  if (match) return { call: { name: match[1], arguments: match[2] } };
+  const start = messages.findLastIndex((m) => m.role === "user" && !text(m.content).startsWith(INTERNAL));
+  const calls = [...text(messages[start]?.content).matchAll(CALL)];
+  const results = messages.slice(start + 1).filter((m) => m.role === "tool");
+  if (results.length < calls.length) {
+    const [, name, args] = calls[results.length];
+    return { call: { name, arguments: args } };
+  }
+  if (calls.length) return { text: results.map((m, i) => `[${i + 1}] ${text(m.content)}`).join("\n") };
   return { text: "Noted, thank you." };
 }
 
 function send(res, request, reply) {
   const id = `chatcmpl-${Date.now()}`;
   const toolCalls = reply.call
-    ? [{ index: 0, id: `call_${Date.now()}`, type: "function", function: reply.call }]
+    ? [{ index: 0, id: `call_${++calls}`, type: "function", function: reply.call }]
     : undefined;
   const finish = reply.call ? "tool_calls" : "stop";
   const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };

@@ -82,7 +82,7 @@ export async function serve(vault) {
     port,
     stop: () =>
       new Promise((done) => {
-        if (child.exitCode !== null) return done();
+        if (child.exitCode !== null || child.signalCode !== null) return done();
         child.once("exit", done);
         child.kill("SIGTERM");
       }),
