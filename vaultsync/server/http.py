@@ -273,7 +273,7 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         "/history",
         dependencies=auth_dep,
         response_model=models.History,
-        responses=errors(401, 409, 422),
+        responses=errors(401, 404, 409, 422),
         tags=["memory"],
     )
     def get_history(
