@@ -15,9 +15,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import httpx
 import pytest
 from helpers_crash import is_temp, torn_files, tree
-from helpers_twoway import EXAMPLE, Env, clone, isolate_git
+from helpers_server import AUTH, running_server
+from helpers_twoway import EXAMPLE, SARAH, Env, clone, isolate_git
 
 from vaultsync import config as configmod
 from vaultsync.app.init import init_vault
@@ -162,5 +164,9 @@ def test_a_read_only_vault_reads_and_refuses_writes_in_one_line(synced_template:
             refused = cli(env, *argv)
             assert refused.returncode == 4, (argv, refused.stderr)
             assert refused.stderr.count("\n") == 1 and "read-only" in refused.stderr, refused.stderr
+        with running_server(env.config_path) as url:
+            assert httpx.get(f"{url}/recall", params={"q": "sarah"}, headers=AUTH).json()["hits"]
+            write = httpx.post(f"{url}/facts", json={"entity": SARAH, "fact": "Sarah reads"}, headers=AUTH)
+            assert write.status_code == 503 and "read-only" in write.json()["detail"], write.text
         assert not crashes()
         assert tree(env) == files
