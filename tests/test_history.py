@@ -46,7 +46,7 @@ def test_agent_edit_and_entity_story(env: Env) -> None:
 
 def test_a_move_between_para_folders_is_followed(env: Env) -> None:
     env.git("mv", ATLAS_DIR, "4 Archives/project-atlas")
-    env.git("commit", "-qm", "archive atlas")
+    env.git("-c", "user.name=Nora", "-c", "user.email=nora@laptop", "commit", "-qm", "archive atlas")
     assert env.sync().exit_code == 0
 
     changes = history(env.cfg, "project-atlas").changes

@@ -31,6 +31,11 @@ ROUTES = [
     ("PATCH", "/facts/sarah-chen-001", {"category": "x"}),
     ("GET", "/recall?q=sarah", None),
     ("GET", "/history", None),
+    ("GET", "/conflicts", None),
+    ("POST", "/conflicts/resolve", {"copy": "x.md", "keep": "mine"}),
+    ("GET", "/inbox", None),
+    ("POST", "/inbox/sarah-chen-001/accept", None),
+    ("GET", "/review/latest", None),
 ]
 
 

@@ -13,7 +13,20 @@ from helpers_twoway import SARAH, SARAH_DIR, Env
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-TOOLS = {"remember", "recall", "supersede", "forget", "get_entity", "history", "sync", "status"}
+TOOLS = {
+    "remember",
+    "recall",
+    "supersede",
+    "forget",
+    "edit_fact",
+    "get_entity",
+    "history",
+    "sync",
+    "status",
+    "list_entities",
+    "read_daily_note",
+    "read_memory",
+}
 
 
 def payload(result: Any) -> dict[str, Any]:

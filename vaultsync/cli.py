@@ -17,20 +17,21 @@ from typing import Any
 
 from vaultsync import __version__
 from vaultsync import config as configmod
+from vaultsync.cli_args import Parser
 from vaultsync.config import ConfigError
 from vaultsync.model import ExitCode, Report, Severity, phrase
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="vaultsync",
         description="Keep an agent's file memory and an Obsidian vault in step, both ways, with every change in git.",
     )
     parser.add_argument("--version", action="version", version=f"vaultsync {__version__}")
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--config", help="config file (default: $VAULTSYNC_CONFIG, else $XDG_CONFIG_HOME/vaultsync/config.toml)"
-    )
+    where = "config file (default: $VAULTSYNC_CONFIG, else $XDG_CONFIG_HOME/vaultsync/config.toml)"
+    parser.add_argument("--config", help=where)
+    common = Parser(add_help=False)
+    common.add_argument("--config", help=where, default=argparse.SUPPRESS)  # before the command or after it
     sub = parser.add_subparsers(dest="command", required=True)
 
     init = sub.add_parser("init", parents=[common], help="write the config and prepare the vault")
@@ -69,10 +70,11 @@ def _parser() -> argparse.ArgumentParser:
     actions.add_parser("remove", parents=[common], help="take out this config's entries, crontab and systemd")
     actions.add_parser("status", parents=[common], help="show this config's entries, the next run and the last")
 
-    from vaultsync import cli_completion, cli_health
+    from vaultsync import cli_completion, cli_health, cli_obsidian
 
     cli_health.add_commands(sub, common)
     cli_completion.add_command(sub, parser)
+    cli_obsidian.add_command(sub, common)
 
     watch = sub.add_parser("watch", parents=[common], help="run a pass shortly after files change, until stopped")
     watch.add_argument("--json", action="store_true", help="print each pass's report as one line of JSON")
@@ -87,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     recall.add_argument("--until", metavar="DATE", help="only pieces dated on or before DATE (YYYY-MM-DD)")
     recall.add_argument("--no-recency", action="store_true", help="rank by relevance alone, not newer first")
     recall.add_argument("--json", action="store_true", help="print the hits as JSON")
+    recall.add_argument("--explain", action="store_true", help="show each hit's bm25 score and the boosts it got")
 
     log = sub.add_parser("log", parents=[common], help="who changed an entity, fact or note, when, and what")
     log.add_argument("target", nargs="?", help="an entity (sarah-chen, people/sarah-chen), a fact id, or a path")
@@ -335,6 +338,10 @@ def _run(args: argparse.Namespace) -> int:
         from vaultsync.cli_recall import log_command, recall_command
 
         return recall_command(args, cfg) if args.command == "recall" else log_command(args, cfg)
+    if args.command == "obsidian":
+        from vaultsync.cli_obsidian import obsidian_command
+
+        return obsidian_command(cfg, args)
     if args.command in ("serve", "mcp"):
         from vaultsync.cli_serve import serve_command
 
@@ -427,6 +434,8 @@ def _init(args: argparse.Namespace, path: Path) -> int:
         print("added the remote origin; the next pass pushes to it")
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    for note in result.notes:
+        print(f"note: {note}")
     if result.token_created:
         print(f"created the API token (mode 0600): {result.token_path}")
     return ExitCode.CLEAN

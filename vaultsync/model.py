@@ -68,6 +68,19 @@ def canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
+def json_safe(value: Any) -> Any:
+    """``value`` as strict JSON can hold it: ``NaN`` and the infinities an items.json may hold (Python's json
+    writes them) become the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"``, so a face answering with the
+    record never fails on them."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_safe(v) for v in value]
+    return value
+
+
 @dataclass(frozen=True, slots=True)  # a first import holds one per fact: slots keep that small
 class Change:
     """One line of the change summary that feeds commit messages and the report."""

@@ -27,7 +27,7 @@ from vaultsync.keys import split_fact_key
 from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_entity
 from vaultsync.memory.items import ItemsDoc, ItemsError, parse_items
 from vaultsync.memory.tree import list_memory
-from vaultsync.model import PARA_KEYS, Record, canonical
+from vaultsync.model import PARA_KEYS, Record, canonical, json_safe
 from vaultsync.names import fold, name_problem
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
@@ -73,7 +73,8 @@ class FactView:
     etag: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "entity": self.entity, "record": self.record, "note": self.note, "etag": self.etag}
+        record = json_safe(self.record)
+        return {"id": self.id, "entity": self.entity, "record": record, "note": self.note, "etag": self.etag}
 
 
 def check_entity(entity: object, field: str = "entity") -> str:

@@ -20,7 +20,16 @@ from vaultsync.app.facts import vault_folders
 from vaultsync.app.program import ProgramFailed, run_program
 from vaultsync.config import Config
 from vaultsync.core.review import EntityFacts, Finding, review_entity
-from vaultsync.core.review_note import ReviewNoteError, generated_section, mark_applied, review_note, ticked, week_of
+from vaultsync.core.review_note import (
+    ReviewNoteError,
+    generated_section,
+    keep_typed,
+    mark_applied,
+    review_note,
+    ticked,
+    typed_lines,
+    week_of,
+)
 from vaultsync.core.timeline import TIMELINE, timeline
 from vaultsync.fs import FileChanged, atomic_write, read_or_none, run_lock
 from vaultsync.git.repo import VaultRepo
@@ -121,17 +130,27 @@ def _write_notes(cfg: Config, result: ReviewResult, entities: dict[str, MemEntit
 
 
 def _write_review_note(cfg: Config, result: ReviewResult, text: str) -> bool:
+    """This week's note, rewritten with the new findings; what the person typed into it stays (``keep_typed``)."""
     path = cfg.vault / result.note
     old = read_or_none(path)
     if old is not None:
         try:
-            waiting = ticked(old.decode("utf-8", "replace"))
+            typed = old.decode("utf-8")
+            waiting: list[Any] = ticked(typed)
+        except UnicodeDecodeError:
+            result.problems.append(Problem(str(path), "is not UTF-8 text; note left as it is", Severity.WARNING))
+            return False
         except ReviewNoteError:
             waiting = [None]
         if waiting:
             message = "holds ticked fixes not applied yet; run `vaultsync review --fix` first; note left as it is"
             result.problems.append(Problem(str(path), message, Severity.WARNING))
             return False
+        kept = len(typed_lines(typed))
+        text = keep_typed(typed, text)
+        if kept and text.encode() != old:
+            message = f"rewritten with this review's findings; the {kept} line(s) you typed were kept"
+            result.problems.append(Problem(str(path), message, Severity.NOTE))
     return _replace(path, text.encode(), result)
 
 
@@ -172,31 +191,25 @@ def fix(cfg: Config, today: date | None = None) -> ReviewResult:
         try:
             tasks = ticked(raw.decode("utf-8"))
         except (UnicodeDecodeError, ReviewNoteError) as exc:
-            result.problems.append(Problem(str(note), f"{exc}; no fix applied"))
-            return result
+            # One note that cannot be read as written waits for its fix; the other notes' fixes go on.
+            result.problems.append(Problem(str(note), f"{exc}; no fix of this note applied"))
+            continue
         if tasks:
             plans.append((note, raw, tasks))
     entities = _scan(cfg, result) if plans else {}
     edits: dict[str, dict[str, dict[str, Any]]] = {}
     regen: list[str] = []
-    for note, _, tasks in plans:
-        for task in tasks:
-            entity = entities.get(task.entity)
-            if entity is None:
-                result.problems.append(Problem(str(note), f"line {task.line + 1}: no entity {task.entity}"))
-                return result
-            if task.fix.action == "regenerate":
-                regen.append(task.entity)
-                continue
-            old, by = task.fix.ids[0], task.fix.by
-            ids = {str(f.get("id")): f for _, f in entity.facts if isinstance(f, dict)}
-            if old not in ids or by not in ids:
-                message = f"line {task.line + 1}: {task.entity} has no fact {old if old not in ids else by}"
-                result.problems.append(Problem(str(note), message + "; no fix applied"))
-                return result
-            key = "superseded_by" if "superseded_by" in ids[old] else "supersededBy"
-            edits.setdefault(task.entity, {})[old] = {"status": "superseded", key: by}
-            result.applied.append(f"{task.entity}: {old} superseded by {by}")
+    usable = []
+    for note, raw, tasks in plans:
+        found = _note_fixes(note, tasks, entities, result)
+        if found is None:
+            continue
+        usable.append((note, raw, tasks))
+        for rel, changes in found[0].items():
+            edits.setdefault(rel, {}).update(changes)
+        regen += found[1]
+        result.applied += found[2]
+    plans = usable
     try:
         if edits:
             subject = f"review: {'; '.join(result.applied)}"
@@ -211,13 +224,40 @@ def fix(cfg: Config, today: date | None = None) -> ReviewResult:
     return result
 
 
+def _note_fixes(
+    note: Path, tasks: list[Any], entities: dict[str, MemEntity], result: ReviewResult
+) -> tuple[dict[str, dict[str, dict[str, Any]]], list[str], list[str]] | None:
+    """The edits, regenerations and lines to say for one note's ticked fixes; None (reported) when one of them
+    no longer applies, and then none of that note's is applied."""
+    edits: dict[str, dict[str, dict[str, Any]]] = {}
+    regen: list[str] = []
+    said: list[str] = []
+    for task in tasks:
+        entity = entities.get(task.entity)
+        if entity is None:
+            result.problems.append(Problem(str(note), f"line {task.line + 1}: no entity {task.entity}; no fix applied"))
+            return None
+        if task.fix.action == "regenerate":
+            regen.append(task.entity)
+            continue
+        old, by = task.fix.ids[0], task.fix.by
+        ids = {str(f.get("id")): f for _, f in entity.facts if isinstance(f, dict)}
+        if old not in ids or by not in ids:
+            message = f"line {task.line + 1}: {task.entity} has no fact {old if old not in ids else by}"
+            result.problems.append(Problem(str(note), message + "; no fix of this note applied"))
+            return None
+        key = "superseded_by" if "superseded_by" in ids[old] else "supersededBy"
+        edits.setdefault(task.entity, {})[old] = {"status": "superseded", key: by}
+        said.append(f"{task.entity}: {old} superseded by {by}")
+    return edits, regen, said
+
+
 def _mark(cfg: Config, plans: list[Any], today: date, result: ReviewResult) -> None:
     written = []
     for note, raw, tasks in plans:
         text = raw.decode("utf-8")
-        newline = "\r\n" if "\r\n" in text else "\n"
         try:
-            atomic_write(note, mark_applied(text, [t.line for t in tasks], today, newline).encode(), raw)
+            atomic_write(note, mark_applied(text, [t.line for t in tasks], today).encode(), raw)
         except FileChanged:
             result.problems.append(Problem(str(note), "changed meanwhile; applied fixes not marked", Severity.WARNING))
             continue

@@ -20,6 +20,7 @@ import socket
 import sys
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
+from urllib.parse import quote
 
 from fastapi import Body, Depends, FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -29,19 +30,22 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 
 from vaultsync import __version__
-from vaultsync.app import entities, memory
+from vaultsync.app import conflicts, entities, inbox, memory
 from vaultsync.app.facts import Ambiguous, Invalid, NotFound, Unreadable
 from vaultsync.app.faults import refused
 from vaultsync.app.history import HistoryError, history
 from vaultsync.app.recall import Recaller, RecallOptions, UsageError, parse_kinds
 from vaultsync.app.sync import LockHeld, PassOptions, overview, sync
 from vaultsync.config import Config
+from vaultsync.server import models, plugin_routes
 from vaultsync.server.events import Events
+from vaultsync.server.models import errors
 
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 OBSIDIAN_ORIGIN = "app://obsidian.md"
 MAX_BODY = 64 * 1024
 RETRY_AFTER = "2"
+STOP_WAIT = 2  # seconds a stopping server waits for open requests before it ends them
 log = logging.getLogger("vaultsync.server")
 
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(HTTPBearer(auto_error=False))]
@@ -81,10 +85,6 @@ class SupersedeBody(FactFields):
     fact: Text | None = Field(None, description="the text of a new fact that replaces it")
 
 
-class Problem(BaseModel):
-    detail: Any
-
-
 ERRORS: dict[type[Exception], tuple[int, Callable[[Exception], Any]]] = {
     Invalid: (422, lambda e: [{"loc": [e.field], "msg": e.message, "type": "value_error"}]),  # type: ignore[attr-defined]
     NotFound: (404, str),
@@ -95,12 +95,26 @@ ERRORS: dict[type[Exception], tuple[int, Callable[[Exception], Any]]] = {
     HistoryError: (409, lambda e: f"cannot read the vault's history: {e}"),
     LockHeld: (503, lambda e: "a pass held the lock too long; try again"),
     memory.Stopped: (503, str),
+    inbox.NotProposed: (409, str),
+    conflicts.FileChanged: (409, lambda e: f"{e}: changed while it was written; read it again and retry"),
 }
-DOCUMENTED = {code: {"model": Problem} for code in (401, 404, 409, 412, 413, 422, 503)}
+READ = errors(401, 404, 409, 422)
+WRITE = errors(401, 404, 409, 412, 413, 422, 503)
+ETAG = {"ETag": {"description": "the fact's version; send it back as If-Match", "schema": {"type": "string"}}}
+LOCATION = {"Location": {"description": "the new fact's URL", "schema": {"type": "string"}}}
+
+
+class EventStream(StreamingResponse):
+    media_type = "text/event-stream"
 
 
 def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> FastAPI:
-    app = FastAPI(title="vaultsync", version=__version__, description="The local API of a vaultsync vault.")
+    app = FastAPI(
+        title="vaultsync",
+        version=__version__,
+        description="The local API of a vaultsync vault.",
+        generate_unique_id_function=lambda route: route.name,  # operationIds a generated client keeps
+    )
     events = Events(cfg)
     recaller = Recaller(cfg)  # one open index per worker thread, refreshed at most once a second
 
@@ -130,16 +144,16 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
     )
     app.add_middleware(_Guard, hosts=hosts)  # added last, so it runs first
 
-    @app.get("/health", tags=["sync"])
+    @app.get("/health", response_model=models.Health, tags=["sync"])
     def health() -> dict[str, Any]:
         return {"ok": True, "version": __version__}
 
-    @app.get("/status", dependencies=auth_dep, responses=DOCUMENTED, tags=["sync"])
-    def status() -> dict[str, Any]:
+    @app.get("/status", dependencies=auth_dep, response_model=models.Status, responses=errors(401), tags=["sync"])
+    def get_status() -> dict[str, Any]:
         return overview(cfg)
 
-    @app.post("/sync", dependencies=auth_dep, responses=DOCUMENTED, tags=["sync"])
-    def run_sync() -> Response:
+    @app.post("/sync", dependencies=auth_dep, response_model=models.Report, responses=errors(401, 409), tags=["sync"])
+    def sync_now() -> Response:
         try:
             with events.pass_of("sync") as done:
                 report = done(sync(cfg, PassOptions(), kind="api"))
@@ -148,29 +162,60 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
             return _error(409, "a pass is running; try again shortly", {"Retry-After": RETRY_AFTER})
         return JSONResponse(report.to_json())
 
-    @app.get("/events", dependencies=auth_dep, responses=DOCUMENTED, tags=["sync"])
-    async def stream(limit: Annotated[int | None, Query(ge=1, le=10_000)] = None) -> StreamingResponse:
-        return StreamingResponse(events.stream(limit), media_type="text/event-stream")
+    @app.get(
+        "/events",
+        dependencies=auth_dep,
+        response_class=EventStream,
+        responses={
+            200: {"content": {EventStream.media_type: {"schema": {"type": "string"}}}},
+            **models.stream_errors(401, 422),
+        },
+        tags=["sync"],
+    )
+    async def events_stream(limit: Annotated[int | None, Query(ge=1, le=10_000)] = None) -> StreamingResponse:
+        return EventStream(events.stream(limit))
 
-    @app.get("/entities", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    @app.get(
+        "/entities", dependencies=auth_dep, response_model=models.EntityList, responses=errors(401), tags=["memory"]
+    )
     def list_entities() -> dict[str, Any]:
         return {"entities": [e.to_json() for e in entities.list_entities(cfg)]}
 
-    @app.get("/entities/{entity:path}", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    @app.get(
+        "/entities/{entity:path}", dependencies=auth_dep, response_model=models.Entity, responses=READ, tags=["memory"]
+    )
     def get_entity(entity: Annotated[str, Path(max_length=1_000)]) -> dict[str, Any]:
         return entities.get_entity(cfg, entity).to_json()
 
-    @app.get("/facts/{fact_id}", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    @app.get(
+        "/facts/{fact_id}", dependencies=auth_dep, response_model=models.Fact, responses=_fact_read(), tags=["memory"]
+    )
     def get_fact(fact_id: FactId, entity: EntityQuery = None) -> Response:
         return _fact(entities.get_fact(cfg, fact_id, entity))
 
-    @app.post("/facts", status_code=201, dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    @app.post(
+        "/facts",
+        status_code=201,
+        dependencies=auth_dep,
+        response_model=models.Written,
+        responses={201: {"headers": {**ETAG, **LOCATION}}, **errors(401, 404, 409, 413, 422, 503)},
+        tags=["memory"],
+    )
     def remember(body: RememberBody) -> Response:
         with events.pass_of("remember") as done:
             written = memory.remember(cfg, body.entity, body.fact, body.extra(), create=body.create)
-            return answered(done(written), 201)
+            response = answered(done(written), 201)
+            if written.fact:
+                response.headers["Location"] = _location(written.fact.id, written.fact.entity)
+            return response
 
-    @app.post("/facts/{fact_id}/supersede", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    @app.post(
+        "/facts/{fact_id}/supersede",
+        dependencies=auth_dep,
+        response_model=models.Written,
+        responses=_write(),
+        tags=["memory"],
+    )
     def supersede(
         fact_id: FactId, body: SupersedeBody, entity: EntityQuery = None, if_match: IfMatch = None
     ) -> Response:
@@ -180,13 +225,17 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
             )
             return answered(done(written))
 
-    @app.delete("/facts/{fact_id}", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    @app.delete(
+        "/facts/{fact_id}", dependencies=auth_dep, response_model=models.Written, responses=_forget(), tags=["memory"]
+    )
     def forget(fact_id: FactId, entity: EntityQuery = None, if_match: IfMatch = None) -> Response:
         with events.pass_of("forget") as done:
             return answered(done(memory.forget(cfg, fact_id, entity=entity, if_match=if_match)))
 
-    @app.patch("/facts/{fact_id}", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
-    def patch(
+    @app.patch(
+        "/facts/{fact_id}", dependencies=auth_dep, response_model=models.Written, responses=_write(), tags=["memory"]
+    )
+    def patch_fact(
         fact_id: FactId,
         changes: Annotated[dict[str, Any], Body(description="fields to set; null removes a field")],
         entity: EntityQuery = None,
@@ -195,8 +244,10 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         with events.pass_of("patch") as done:
             return answered(done(memory.patch(cfg, fact_id, changes, entity=entity, if_match=if_match)))
 
-    @app.get("/recall", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
-    def recall_route(
+    @app.get(
+        "/recall", dependencies=auth_dep, response_model=models.HitList, responses=errors(401, 422), tags=["memory"]
+    )
+    def recall(
         q: Words = None,
         query: Words = None,
         limit: Annotated[int, Query(ge=1, le=1_000, description="at most this many hits")] = 10,
@@ -218,8 +269,14 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         options = RecallOptions(limit, kinds, entity, status == "active", since, until, recency)
         return recaller(words, options).to_json()
 
-    @app.get("/history", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
-    def history_route(
+    @app.get(
+        "/history",
+        dependencies=auth_dep,
+        response_model=models.History,
+        responses=errors(401, 404, 409, 422),
+        tags=["memory"],
+    )
+    def get_history(
         target: Annotated[
             str | None, Query(max_length=1_000, description="an entity, a fact id or a note's path; none: everything")
         ] = None,
@@ -228,12 +285,29 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
     ) -> dict[str, Any]:
         return history(cfg, target, since=since, limit=limit).to_json()
 
+    plugin_routes.add(app, cfg, events, recaller, auth_dep, answered)
     app.state.events = events
     return app
 
 
 class _Unauthorized(Exception):
     pass
+
+
+def _fact_read() -> dict[int | str, dict[str, Any]]:
+    return {200: {"headers": ETAG}, **READ}
+
+
+def _write() -> dict[int | str, dict[str, Any]]:
+    return {200: {"headers": ETAG}, **WRITE}
+
+
+def _forget() -> dict[int | str, dict[str, Any]]:
+    return errors(401, 404, 409, 412, 422, 503)
+
+
+def _location(fact_id: str, entity: str) -> str:
+    return f"/facts/{quote(fact_id, safe='')}?entity={quote(entity, safe='')}"
 
 
 def _fact(view: Any) -> Response:
@@ -353,7 +427,10 @@ def serve(cfg: Config, token: str, host: str, port: int) -> None:
         ) from None
     hosts = LOOPBACK | {host}
     print(f"vaultsync: serving {cfg.vault} on http://{_url_host(host)}:{port}", file=sys.stderr, flush=True)
-    config = uvicorn.Config(create_app(cfg, token, hosts), log_level="warning", access_log=False)
+    # An open event stream (a vault plugin is always subscribed) would hold a graceful shutdown for ever.
+    config = uvicorn.Config(
+        create_app(cfg, token, hosts), log_level="warning", access_log=False, timeout_graceful_shutdown=STOP_WAIT
+    )
     with sock:
         uvicorn.Server(config).run(sockets=[sock])
 

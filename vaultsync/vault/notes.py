@@ -30,7 +30,9 @@ TEXT_PROPERTY = "text"  # the fact text again, as a property Bases can show (``[
 ENTITY_DERIVED = ("kind", "aliases", "tags", "facts_active", "facts_superseded", "related", "updated")
 # A person's edit to these is kept: it moves into summary.md's own properties (and so reaches the agent).
 ENTITY_KEEPABLE = ("aliases", "tags")
-_BARE_VIEW = re.compile(r"\n```base\n(?:(?!```).)*file\.inFolder\(\"[^\"]*/facts\"\)(?:(?!```).)*```\n?\Z", re.DOTALL)
+_BARE_VIEW = re.compile(
+    r"\r?\n```base\r?\n(?:(?!```).)*file\.inFolder\(\"[^\"]*/facts\"\)(?:(?!```).)*```(?:\r?\n)?\Z", re.DOTALL
+)
 # How vaultsync names the copy of a note that lost a clash; a view of facts must leave such copies out.
 VIEW_MARKER = "%% vaultsync: live view of this entity's facts; edit a fact in its own note %%"
 
@@ -40,11 +42,12 @@ class NoteError(ValueError):
 
 
 def same_value(a: Any, b: Any) -> bool:
-    """Value equality as Obsidian round-trips it: 1 == 1.0, but True is not 1 and "1" is not 1."""
+    """Value equality as Obsidian round-trips it: 1 == 1.0, but True is not 1 and "1" is not 1. NaN (which
+    items.json may hold as ``NaN``, shown as ``.nan``) is the same value as itself, or no pass would settle."""
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, int | float) and isinstance(b, int | float):
-        return a == b
+        return a == b or (a != a and b != b)
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
@@ -183,6 +186,15 @@ def read_fact_note(text: str) -> tuple[dict[str, Any], str]:
 
 
 def _from_vault(name: str, value: Any, note_ids: Mapping[str, str]) -> Any:
+    if name == SUPERSEDED and isinstance(value, list):
+        # Obsidian's property editor makes a list of a text property whose type is changed. A fact has one
+        # successor: a list of one is that one; any other list cannot go into items.json as an id.
+        if len(value) != 1 or not isinstance(value[0], str):
+            raise NoteError(
+                f"its '{SUPERSEDED}' property holds a list of {len(value)} values, and a fact is superseded by one "
+                "fact; set it to one link (or remove it)"
+            )
+        value = value[0]
     if name == SUPERSEDED and isinstance(value, str):
         target = link_target(value)
         return note_ids.get(target, target) if target else value
@@ -300,6 +312,9 @@ def fact_body(record: Record) -> str:
     return text + "\n" if isinstance(text, str) else ""
 
 
+_VIEW_END = re.compile(r"\r?\n```\r?\n")
+
+
 def read_entity_note(text: str) -> tuple[dict[str, Any], str]:
     """Properties and summary body of an entity note; text a person put below the facts view moves above it."""
     props, body = _split(text)
@@ -308,9 +323,10 @@ def read_entity_note(text: str) -> tuple[dict[str, Any], str]:
         # The marker line was deleted but the view itself is still there: it is not summary text either.
         m = _BARE_VIEW.search(body)
         return props, body[: m.start()] if m else body
-    summary, rest = body[:cut], body[cut + 1 :]
-    fence = rest.find("\n```\n", rest.find("```base"))
-    tail = rest[fence + 5 :] if fence >= 0 else ""
+    # A note a sync app converted to CRLF has "\r\n" before the marker: the line break is not summary text.
+    summary, rest = body[:cut].removesuffix("\r"), body[cut + 1 :]
+    fence = _VIEW_END.search(rest, max(rest.find("```base"), 0))
+    tail = rest[fence.end() :] if fence else ""
     if tail.strip():
         summary = f"{summary}\n{tail}" if summary else tail
     return props, summary
