@@ -13,7 +13,20 @@ from helpers_twoway import SARAH, SARAH_DIR, Env
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-TOOLS = {"remember", "recall", "supersede", "forget", "get_entity", "history", "sync", "status"}
+TOOLS = {
+    "remember",
+    "recall",
+    "supersede",
+    "forget",
+    "edit_fact",
+    "get_entity",
+    "history",
+    "sync",
+    "status",
+    "list_entities",
+    "read_daily_note",
+    "read_memory",
+}
 
 
 def payload(result: Any) -> dict[str, Any]:
@@ -80,6 +93,15 @@ async def session(env: Env) -> None:
         assert bad_day.is_error and "since" in bad_day.content[0].text
         bad_target = await client.call_tool("history", {"target": "../../etc"})
         assert bad_target.is_error and "target" in bad_target.content[0].text
+
+        short = payload(await client.call_tool("get_entity", {"entity": "people/sarah-chen"}))
+        assert short["entity"] == SARAH and short == payload(await client.call_tool("get_entity", {"entity": SARAH}))
+        typo = await client.call_tool("get_entity", {"entity": "sarah-chn"})
+        assert typo.is_error and f"did you mean {SARAH}?" in typo.content[0].text
+        bad_date = await client.call_tool("remember", {"entity": SARAH, "fact": "x y", "timestamp": "yesterday"})
+        assert (
+            bad_date.is_error and "timestamp" in bad_date.content[0].text and "YYYY-MM-DD" in bad_date.content[0].text
+        )
 
         wrong = await client.call_tool("forget", {"id": "no-such-fact"})
         assert wrong.is_error and "no fact" in wrong.content[0].text
