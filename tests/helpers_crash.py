@@ -700,7 +700,10 @@ def build_oracle(root: Path, setenv: Callable[[str, str], Any]) -> Oracle:
     setup = root / "setup"
     shutil.copytree(EXAMPLE, setup / "mem")
     add_generated_entities(setup / "mem" / "life")
-    init_vault(setup / "mem" / "workspace", setup / "mem" / "life", setup / "vault", setup / "config.toml")
+    # The fact text in the body only: the shape these tests edit (test_fact_text_property.py: the property).
+    init_vault(
+        setup / "mem" / "workspace", setup / "mem" / "life", setup / "vault", setup / "config.toml", fact_text=False
+    )
     first = Env(setup, configmod.load(setup / "config.toml")).sync()
     assert first.exit_code == 0 and not first.stopped, first.to_json()
     pending = clone(setup, root / "pending")

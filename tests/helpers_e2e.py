@@ -38,7 +38,8 @@ class Env:
         return configmod.load(self.config_path)
 
     def init(self) -> InitResult:
-        return init_vault(self.workspace, self.life, self.vault, self.config_path)
+        # The fact text in the body only: the shape these tests edit (test_fact_text_property.py: the property).
+        return init_vault(self.workspace, self.life, self.vault, self.config_path, fact_text=False)
 
 
 def make_env(root: Path) -> Env:

@@ -148,7 +148,8 @@ def make_env(tmp_path: Path, name: str = "env") -> Env:
     workspace.mkdir(parents=True)
     life.mkdir()
     cfg_path = root / "config.toml"
-    init_vault(workspace, life, vault, cfg_path)
+    # The fact text in the body only: the shape these tests edit (test_fact_text_property.py: the property).
+    init_vault(workspace, life, vault, cfg_path, fact_text=False)
     return Env(root, workspace.resolve(), life.resolve(), vault.resolve(), configmod.load(cfg_path))
 
 
@@ -157,7 +158,8 @@ def second_env(env: Env, name: str) -> Env:
     vault = env.root.parent / name / "vault"
     cfg_path = env.root.parent / name / "config.toml"
     vault.parent.mkdir(parents=True)
-    init_vault(env.workspace, env.life, vault, cfg_path)
+    # The fact text in the body only: the shape these tests edit (test_fact_text_property.py: the property).
+    init_vault(env.workspace, env.life, vault, cfg_path, fact_text=False)
     return Env(env.root, env.workspace, env.life, vault.resolve(), configmod.load(cfg_path))
 
 

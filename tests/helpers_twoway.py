@@ -190,7 +190,8 @@ def build_synced(root: Path) -> Env:
     """Copy vault-example under ``root``, init a vault and run the first pass (the caller isolates git)."""
     shutil.copytree(EXAMPLE, root / "mem")
     config_path = root / "config.toml"
-    init_vault(root / "mem" / "workspace", root / "mem" / "life", root / "vault", config_path)
+    # The fact text in the body only: the shape these tests edit (test_fact_text_property.py: the property).
+    init_vault(root / "mem" / "workspace", root / "mem" / "life", root / "vault", config_path, fact_text=False)
     env = Env(root, configmod.load(config_path))
     report = env.sync()
     assert report.exit_code == 0 and not report.stopped, report.to_json()

@@ -320,11 +320,11 @@ def test_kill_after_clashing_note_is_overwritten_keeps_persons_version(small: tu
 
 
 def test_bug_kill_between_minted_write_and_rename_duplicates_fact(small: tuple[Env, dict[str, str]]) -> None:
-    """Killed after ``sarah-chen-m001.md`` is in place and before ``Untitled.md`` is deleted. The next pass
-    mints ``m001`` again for ``Untitled.md`` (the id is in neither memory nor the saved ids yet: units.py
+    """Killed after ``sarah-chen-007.md`` is in place and before ``Untitled.md`` is deleted. The next pass
+    mints ``007`` again for ``Untitled.md`` (the id is in neither memory nor the saved ids yet: units.py
     ``_new_fact``), its write fails the compare-and-swap on the existing note ("changed while the pass ran"),
     and nothing reaches items.json; the pass after that takes both notes as new facts, ``Untitled.md`` as
-    ``m002`` and ``sarah-chen-m001.md`` as ``m003`` (its id now counts as used): the fact is twice on both
+    ``008`` and ``sarah-chen-007.md`` as ``009`` (its id now counts as used): the fact is twice on both
     sides, and the first pass after the kill did not converge."""
     env, genv = small
     text = "Sarah Chen wants the readout deck as a PDF"
@@ -332,7 +332,7 @@ def test_bug_kill_between_minted_write_and_rename_duplicates_fact(small: tuple[E
     untitled.write_text(f"---\nstatus: active\ntimestamp: 2026-12-01\n---\n\n{text}\n", encoding="utf-8")
 
     crash_at(env, genv, deletion_of("Untitled.md"))
-    assert untitled.exists() and env.fact_note(SARAH_DIR, "sarah-chen-m001").exists()
+    assert untitled.exists() and env.fact_note(SARAH_DIR, "sarah-chen-007").exists()
     run_sync(env.config_path, genv)
     second = run_sync(env.config_path, genv)
 

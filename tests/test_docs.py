@@ -57,8 +57,9 @@ def commands() -> tuple[str, ...]:
 
 @cache
 def options(command: str) -> tuple[str, ...]:
-    """The long options of one command, from its usage (``--help`` left out)."""
-    found = re.findall(r"(--[a-z][\w-]*)", _usage(_help(command)))
+    """The long options of one command, from its help's list of options (``--help`` left out): the usage line
+    shows the short form of an option that has one."""
+    found = re.findall(r"(?m)^ {2}(?:-\w(?: [A-Z_]+)?, )?(--[a-z][\w-]*)", _help(command))
     return tuple(dict.fromkeys(o for o in found if o != "--help"))
 
 

@@ -1,14 +1,17 @@
 """``[vault] fact_text_property``: fact notes carry their text as the property ``text`` too, so Bases views can
-show it. Off by default (the text is then in the body only, once); on, an edit in either place reaches
-items.json, an edited body wins, and the other place follows without churn."""
+show it. ``init`` turns it on for a new vault and only offers it (one line) for an existing one; off (the
+key's default) the text is in the body only, once; on, an edit in either place reaches items.json, an edited
+body wins, and the other place follows without churn."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from helpers_twoway import SARAH, SARAH_DIR, Env, body_of, props_of, set_body, set_prop
 
+from vaultsync import cli
 from vaultsync import config as configmod
 from vaultsync.model import ExitCode
 
@@ -39,6 +42,31 @@ def _turned_on(env: Env) -> Path:
     assert "      - text\n" in env.note(f"{SARAH_DIR}/sarah-chen.md").read_text(encoding="utf-8")
     _quiet(env)
     return note
+
+
+def test_init_shows_the_text_in_a_new_vault_and_offers_it_to_an_existing_one(
+    env: Env, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    roots = ["--workspace", str(env.workspace), "--life", str(env.life)]
+    new = tmp_path / "new"
+    assert cli.main(["init", *roots, "--vault", str(new / "vault"), "--config", str(new / "c.toml")]) == 0
+    assert "note:" not in capsys.readouterr().out
+    cfg = configmod.load(new / "c.toml")
+    assert cfg.layout.fact_text_property
+    assert "      - file.name\n      - text\n" in (new / "vault/Memory.base").read_text(encoding="utf-8")
+    assert replace(env, cfg=cfg).sync().exit_code == ExitCode.CLEAN
+    note = new / "vault" / SARAH_DIR / "facts" / f"{FACT}.md"
+    assert props_of(note)["text"] == env.fact(SARAH, FACT)["fact"]
+    assert cli.main(["init", *roots, "--vault", str(new / "vault"), "--config", str(new / "c.toml")]) == 0
+    assert "note:" not in capsys.readouterr().out  # the same config again: nothing to offer
+
+    head, notes = env.head(), sorted(p.read_bytes() for p in env.vault.rglob("*.md"))
+    existing = ["init", *roots, "--vault", str(env.vault), "--config", str(tmp_path / "old.toml")]
+    assert cli.main(existing) == 0
+    said = [line for line in capsys.readouterr().out.splitlines() if line.startswith("note:")]
+    assert len(said) == 1 and "fact_text_property = true" in said[0] and "[vault]" in said[0]
+    assert not configmod.load(tmp_path / "old.toml").layout.fact_text_property
+    assert sorted(p.read_bytes() for p in env.vault.rglob("*.md")) == notes and env.head() == head
 
 
 def test_off_by_default_the_text_is_in_the_body_only(env: Env) -> None:

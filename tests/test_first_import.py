@@ -43,7 +43,8 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def fresh(tree: Path, root: Path) -> Env:
     shutil.copytree(tree / "workspace", root / "mem" / "workspace")
     shutil.copytree(tree / "life", root / "mem" / "life")
-    init_vault(root / "mem" / "workspace", root / "mem" / "life", root / "vault", root / "config.toml")
+    # The fact text in the body only: the shape these tests edit (test_fact_text_property.py: the property).
+    init_vault(root / "mem" / "workspace", root / "mem" / "life", root / "vault", root / "config.toml", fact_text=False)
     return Env(root, configmod.load(root / "config.toml"))
 
 

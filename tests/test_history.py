@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
-from helpers_twoway import ATLAS_DIR, SARAH, SARAH_DIR, Env, body_of, set_body, set_prop
+from helpers_twoway import ATLAS, ATLAS_DIR, SARAH, SARAH_DIR, Env, body_of, set_body, set_prop
 
 from vaultsync import cli
+from vaultsync.app.facts import Ambiguous, NotFound
 from vaultsync.app.history import history
 
 
@@ -44,7 +46,7 @@ def test_agent_edit_and_entity_story(env: Env) -> None:
 
 def test_a_move_between_para_folders_is_followed(env: Env) -> None:
     env.git("mv", ATLAS_DIR, "4 Archives/project-atlas")
-    env.git("commit", "-qm", "archive atlas")
+    env.git("-c", "user.name=Nora", "-c", "user.email=nora@laptop", "commit", "-qm", "archive atlas")
     assert env.sync().exit_code == 0
 
     changes = history(env.cfg, "project-atlas").changes
@@ -69,4 +71,46 @@ def test_changelog_and_json(env: Env, capsys: pytest.CaptureFixture[str]) -> Non
     assert whats[0].startswith("category: ") and whats[0].endswith("-> work")
     assert cli.main(["log", "sarah-chen-002", "--config", str(env.config_path)]) == 0
     assert "category" in capsys.readouterr().out
-    assert history(env.cfg, "no-such-thing").changes == []
+    with pytest.raises(NotFound, match="nothing named 'no-such-thing'"):
+        history(env.cfg, "no-such-thing")
+
+
+def test_every_name_of_an_entity_and_a_clear_miss(env: Env, capsys: pytest.CaptureFixture[str]) -> None:
+    newest = history(env.cfg, SARAH).changes[0].commit
+    for name in ("sarah-chen", "people/sarah-chen", f"{SARAH_DIR}", f"{SARAH_DIR}/sarah-chen.md", "Sarah-Chen"):
+        assert history(env.cfg, name).changes[0].commit == newest, name
+    assert cli.main(["log", "nosuchthing", "--config", str(env.config_path)]) == 2
+    assert "nothing named 'nosuchthing'" in capsys.readouterr().err
+    assert cli.main(["log", "sarah-chn", "--config", str(env.config_path)]) == 2
+    assert f"did you mean {SARAH}?" in capsys.readouterr().err
+
+
+def test_a_fact_id_two_entities_use_asks_which(env: Env, capsys: pytest.CaptureFixture[str]) -> None:
+    env.agent_edit(SARAH, lambda facts: facts.append({"id": "f001", "fact": "Sarah Chen owns a kayak"}))
+    env.agent_edit(ATLAS, lambda facts: facts.append({"id": "f001", "fact": "Atlas ships in March"}))
+    assert env.sync().exit_code == 0
+
+    with pytest.raises(Ambiguous) as asked:
+        history(env.cfg, "f001")
+    assert asked.value.entities == [f"{SARAH}/f001", f"{ATLAS}/f001"]
+    assert cli.main(["log", "f001", "--config", str(env.config_path)]) == 2
+    said = capsys.readouterr().err
+    assert f"{SARAH}/f001" in said and f"{ATLAS}/f001" in said
+    picked = history(env.cfg, "people/sarah-chen/f001").changes
+    assert [c.what for c in picked] == ["created"] and picked[0].paths == [f"{SARAH_DIR}/facts/f001.md"]
+
+
+def test_an_entity_archived_and_renamed_keeps_its_story(env: Env) -> None:
+    set_prop(env.fact_note(ATLAS_DIR, "atlas-005"), "category", "firmware")
+    assert env.sync().exit_code == 0
+    (env.vault / "4 Archives").mkdir(exist_ok=True)
+    shutil.move(env.vault / ATLAS_DIR, env.vault / "4 Archives/atlas")
+    assert env.sync().exit_code == 0
+    assert (env.life / "archives/atlas/items.json").is_file()
+
+    changes = history(env.cfg, "atlas").changes
+    whats = [c.what for c in changes]
+    assert any(w.startswith("category: ") and w.endswith("-> firmware") for w in whats)
+    assert "moved from 1 Projects to 4 Archives" in whats
+    assert whats[-1] == "created" and changes[-1].paths[0].startswith(f"{ATLAS_DIR}/")
+    assert history(env.cfg, "archives/atlas").changes == changes

@@ -6,6 +6,7 @@ written outside the bad unit's own place, that the memory tree is byte-identical
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from helpers_inputs import (
     make_env,
 )
 
+from vaultsync.app.entities import get_fact
 from vaultsync.model import ExitCode, Report, Severity
 
 GOOD = {"2 Areas/people/good/good.md", "2 Areas/people/good/facts/g1.md"}
@@ -475,3 +477,25 @@ def test_secrets_stay_out_of_git_but_stay_in_the_vault(tmp_path: Path) -> None:
     history = env.git("log", "-p", "--all")
     assert github not in history and openai not in history
     assert os.path.exists(env.vault / daily_note) and "rotated nothing" in env.note(daily_note)
+
+
+# -- NaN and Infinity ---------------------------------------------------------------------------------------------
+def test_nan_and_infinity_in_items_json_are_kept_verbatim_and_settle(tmp_path: Path) -> None:
+    """Python's json (and so many agents) reads and writes ``NaN`` and ``Infinity``: kept as written, shown as
+    ``.nan``/``.inf``, and a full pass after the first plans nothing, at the first import and after an edit."""
+    env = make_env(tmp_path)
+    raw = b'[\n  {"id": "f1", "fact": "Sensor drift", "score": NaN, "limit": Infinity, "floor": -Infinity}\n]\n'
+    items = env.entity("projects/probe", raw) / "items.json"
+    assert_exit(env.sync(), ExitCode.CLEAN)
+    note = (env.vault / "1 Projects/probe/facts/f1.md").read_text(encoding="utf-8")
+    assert "score: .nan" in note and "limit: .inf" in note and "floor: -.inf" in note
+    for snapshot in env.cfg.state_dir.glob("snapshot*"):
+        snapshot.unlink()  # a full pass, not the quick check
+    again = env.sync()
+    assert again.files_written == 0 and again.actions == [], again.to_json()
+    edit_body(env, "1 Projects/probe/facts/f1.md", "Sensor drift", "Sensor drift after a reboot")
+    env.sync()
+    assert items.read_bytes() == raw.replace(b"Sensor drift", b"Sensor drift after a reboot")
+    assert env.sync(dry_run=True).actions == []
+    shown = get_fact(env.cfg, "f1", "projects/probe").to_json()  # what GET /facts and MCP answer, strict JSON
+    assert json.loads(json.dumps(shown, allow_nan=False))["record"]["limit"] == "Infinity"

@@ -31,6 +31,11 @@ ROUTES = [
     ("PATCH", "/facts/sarah-chen-001", {"category": "x"}),
     ("GET", "/recall?q=sarah", None),
     ("GET", "/history", None),
+    ("GET", "/conflicts", None),
+    ("POST", "/conflicts/resolve", {"copy": "x.md", "keep": "mine"}),
+    ("GET", "/inbox", None),
+    ("POST", "/inbox/sarah-chen-001/accept", None),
+    ("GET", "/review/latest", None),
 ]
 
 
@@ -306,3 +311,89 @@ def test_token_file_from_init(tmp_path: Path) -> None:
     assert cfg.token_path == result.token_path and "[server]" in (tmp_path / "config.toml").read_text()
     token = load_token(cfg)
     assert len(token) >= 43 and token == result.token_path.read_text().strip()
+
+
+def test_a_chunked_body_over_the_cap_is_413_and_one_under_it_is_read(client: TestClient, env: Env) -> None:
+    before = env.items_path(SARAH).read_bytes()
+
+    def pieces(text: str) -> object:
+        data = text.encode()
+        for start in range(0, len(data), 4096):
+            yield data[start : start + 4096]
+
+    big = json.dumps({"entity": SARAH, "fact": "x" * 100_000})
+    r = client.post("/facts", content=pieces(big), headers={**AUTH, "Content-Type": "application/json"})
+    assert r.status_code == 413, r.text
+    assert "64" in r.text or "bytes" in r.json()["detail"]
+    assert env.items_path(SARAH).read_bytes() == before
+    small = json.dumps({"entity": SARAH, "fact": "Sarah Chen sent the chunked note"})
+    r = client.post("/facts", content=pieces(small), headers={**AUTH, "Content-Type": "application/json"})
+    assert r.status_code == 201, r.text
+    assert r.json()["fact"]["record"]["fact"] == "Sarah Chen sent the chunked note"
+
+
+def test_remember_refuses_a_date_that_is_not_one_and_writes_the_files_own_keys_and_layout(
+    client: TestClient, env: Env
+) -> None:
+    before = env.items_path(SARAH).read_bytes()
+    r = client.post(
+        "/facts", json={"entity": SARAH, "fact": "Sarah Chen flew out", "timestamp": "yesterday"}, headers=AUTH
+    )
+    assert r.status_code == 422, r.text
+    problem = r.json()["detail"][0]
+    assert problem["loc"] == ["timestamp"] and "YYYY-MM-DD" in problem["msg"] and "yesterday" in problem["msg"]
+    r = client.patch("/facts/sarah-chen-001", json={"timestamp": "last week"}, headers=AUTH)
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["timestamp"]
+    assert env.items_path(SARAH).read_bytes() == before
+
+    folder = env.life / "areas/people/bo"
+    folder.mkdir(parents=True)
+    lines = [
+        '{"id": "bo-001", "fact": "Bo plays chess", "date": "2026-10-01", "status": "active"}',
+        '{"id": "bo-002", "fact": "Bo moved to Lisbon", "date": "2026-11-02", "status": "active"}',
+    ]
+    (folder / "items.json").write_text("[\n  " + ",\n  ".join(lines) + "\n]\n", encoding="utf-8")
+    r = client.post(
+        "/facts", json={"entity": "areas/people/bo", "fact": "Bo learns Go", "timestamp": "2026-11-20"}, headers=AUTH
+    )
+    assert r.status_code == 201, r.text
+    record = r.json()["fact"]["record"]
+    assert record == {"id": "bo-003", "fact": "Bo learns Go", "date": "2026-11-20", "status": "active"}
+    text = (folder / "items.json").read_text(encoding="utf-8")
+    assert text.splitlines()[1:3] == [f"  {line}," for line in lines]
+    assert (
+        text.splitlines()[3] == '  {"id": "bo-003", "fact": "Bo learns Go", "date": "2026-11-20", "status": "active"}'
+    )
+    assert text.splitlines()[4:] == ["]"]
+    r = client.patch("/facts/bo-001", json={"timestamp": "2026-10-02"}, params={"entity": "bo"}, headers=AUTH)
+    assert r.status_code == 200, r.text
+    assert r.json()["fact"]["record"] == {
+        "id": "bo-001",
+        "fact": "Bo plays chess",
+        "date": "2026-10-02",
+        "status": "active",
+    }
+
+
+def test_an_entity_is_named_the_same_way_on_every_route(client: TestClient, env: Env) -> None:
+    whole = client.get(f"/entities/{SARAH}", headers=AUTH)
+    assert whole.status_code == 200, whole.text
+    for name in ("sarah-chen", "people/sarah-chen", SARAH_DIR):
+        r = client.get(f"/entities/{name}", headers=AUTH)
+        assert r.status_code == 200 and r.json() == whole.json(), (name, r.text)
+    r = client.get("/facts/sarah-chen-001", params={"entity": "people/sarah-chen"}, headers=AUTH)
+    assert r.status_code == 200 and r.json()["entity"] == SARAH
+    miss = client.get("/entities/sarah-chn", headers=AUTH)
+    assert miss.status_code == 404 and f"did you mean {SARAH}?" in miss.json()["detail"]
+    r = client.post("/facts", json={"entity": "sarah-chen", "fact": "Sarah Chen reads on trains"}, headers=AUTH)
+    assert r.status_code == 201 and r.json()["fact"]["entity"] == SARAH
+    new = client.post("/facts", json={"entity": "nadia", "fact": "Nadia joined", "create": True}, headers=AUTH)
+    assert new.status_code == 422 and "whole folder" in new.json()["detail"][0]["msg"]
+
+    (env.life / "resources/people/sarah-chen").mkdir(parents=True)
+    (env.life / "resources/people/sarah-chen/summary.md").write_text("# Sarah Chen (the author)\n")
+    both = client.get("/entities/sarah-chen", headers=AUTH)
+    assert both.status_code == 409, both.text
+    assert both.json()["detail"]["entities"] == [SARAH, "resources/people/sarah-chen"]
+    r = client.get("/recall", params={"q": "Sarah", "entity": "sarah-chen"}, headers=AUTH)
+    assert r.status_code == 422 and "resources/people/sarah-chen" in r.text

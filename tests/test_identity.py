@@ -176,8 +176,8 @@ def test_the_id_of_a_template_note_is_still_minted(env: Env) -> None:
     note = env.vault / SARAH_DIR / "facts" / "Untitled.md"
     note.write_text("---\nstatus: active\ncategory: hobby\n---\nSarah Chen sails on weekends\n", encoding="utf-8")
     env.sync()
-    assert ids(env)[-1] == "sarah-chen-m001"
-    assert env.fact_note(SARAH_DIR, "sarah-chen-m001").exists() and not note.exists()
+    assert ids(env)[-1] == "sarah-chen-007"
+    assert env.fact_note(SARAH_DIR, "sarah-chen-007").exists() and not note.exists()
 
 
 def test_restored_twice_is_not_two_facts(env: Env, tmp_path: Path) -> None:
@@ -251,3 +251,33 @@ def test_a_scoped_pass_over_an_entity_and_a_daily_note_carries_both(env: Env) ->
     assert report.scoped, "this is what a scoped pass must carry"
     assert memory_daily.read_bytes() == daily.read_bytes()
     assert "She is very organised" in (env.life / SARAH / "summary.md").read_text(encoding="utf-8")
+
+
+def test_ids_minted_in_one_batch_are_those_minted_one_by_one() -> None:
+    from vaultsync.memory.identity import next_fact_id, next_fact_ids
+
+    ids = ["sarah-chen-001", "sarah-chen-m001", "sarah-chen-003"]
+    taken = [*ids, "SARAH-CHEN-005", "sarah-chen-004~2"]
+    one_by_one: list[str] = []
+    for _ in range(5):
+        one_by_one.append(next_fact_id("sarah-chen", ids + one_by_one, taken + one_by_one))
+    assert next_fact_ids("sarah-chen", ids, taken, 5) == one_by_one
+    assert one_by_one == ["sarah-chen-004", "sarah-chen-006", "sarah-chen-007", "sarah-chen-008", "sarah-chen-009"]
+
+
+def test_one_id_scheme_per_entity_whoever_adds_the_fact(env: Env) -> None:
+    """A fact made in Obsidian and one made through the API both continue the entity's own ids (``f009`` ->
+    ``f010`` -> ``f011``), instead of the person's getting ``<slug>-m001`` beside the agent's ``f010``."""
+    from vaultsync.app.memory import remember
+
+    env.agent_edit(
+        SARAH, lambda facts: facts.append({"id": "f009", "fact": "Sarah Chen plays chess", "status": "active"})
+    )
+    env.sync()
+    note = env.vault / SARAH_DIR / "facts" / "Untitled.md"
+    note.write_text("Sarah Chen sails on weekends\n", encoding="utf-8")
+    env.sync()
+    assert ids(env)[-2:] == ["f009", "f010"]
+    assert env.fact_note(SARAH_DIR, "f010").exists() and not note.exists()
+    made = remember(env.cfg, SARAH, "Sarah Chen keeps bees")
+    assert made.fact is not None and made.fact.id == "f011"

@@ -121,7 +121,7 @@ supersededBy: "[[sarah-chen-005]]"
 entity: "[[sarah-chen|Sarah Chen]]"
 mentions:
   - "[[project-atlas|Project Atlas]]"
-daily: "[[Daily/2026-10-06|2026-10-06]]"
+daily: "2026-10-06"
 ---
 Sarah Chen runs the weekly Project Atlas check-in on Tuesdays at 10:00
 """
@@ -251,13 +251,16 @@ def test_init_creates_config_templates_settings_and_one_commit(tmp_path: Path, c
 
     cfg = configmod.load(e.config_path)
     assert (cfg.workspace, cfg.life, cfg.vault) == (e.workspace.resolve(), e.life.resolve(), e.vault.resolve())
-    assert cfg.layout == configmod.Layout()
+    assert cfg.layout == configmod.Layout(fact_text_property=True)  # a new vault shows fact text in Bases
     assert (cfg.git.agent_name, cfg.git.agent_email) == ("vaultsync agent", "agent@vaultsync.invalid")
     assert cfg.source == e.config_path
 
     for name in ("Entity.md", "Fact.md", "Daily.md"):
         assert (e.vault / "Templates" / name).read_bytes() == (PACKAGE_TEMPLATES / name).read_bytes()
-    assert (e.vault / "Memory.base").read_bytes() == (PACKAGE_TEMPLATES / "Memory.base").read_bytes()
+    dashboard = (
+        (PACKAGE_TEMPLATES / "Memory.base").read_bytes().replace(b"- file.name\n", b"- file.name\n      - text\n")
+    )
+    assert (e.vault / "Memory.base").read_bytes() == dashboard
     daily = json.loads((e.vault / ".obsidian/daily-notes.json").read_text())
     assert daily["folder"] == "Daily"
     assert daily["format"] == "YYYY-MM-DD"
@@ -525,9 +528,9 @@ def test_first_pass_leaves_memory_tree_byte_identical(env: Env) -> None:
 # -- 4. no-op ------------------------------------------------------------------------------------------------
 def test_second_pass_writes_nothing_and_commits_nothing(synced: Env) -> None:
     # The lock file's content (the holder's pid) is rewritten by every pass by design, git refreshes the stat
-    # cache in the snapshot index when it looks at the vault, and the record of runs gains this one; everything
-    # else counts.
-    skip = (".git", ".vaultsync/lock", ".vaultsync/snapshot.index", ".vaultsync/runs.json")
+    # cache in the snapshot index when it looks at the vault, the record of runs gains this one, and a pass that
+    # finds no recall index (a cache of the memory) builds it; everything else counts.
+    skip = (".git", ".vaultsync/lock", ".vaultsync/snapshot.index", ".vaultsync/runs.json", ".vaultsync/recall.sqlite")
     vault_before = tree_stat(synced.vault, skip)
     mem_before = tree_stat(synced.mem, exclude=())
     sha = head(synced.vault)

@@ -12,7 +12,9 @@ import subprocess
 import sys
 from dataclasses import replace
 from datetime import date, timedelta
+from pathlib import Path
 
+from helpers_crash import CRASH_BOOT, RENAMES, git_env
 from helpers_e2e import git
 from helpers_twoway import Env
 from hypothesis import given, settings
@@ -20,7 +22,7 @@ from hypothesis import strategies as st
 
 from vaultsync.app.janitor import janitor
 from vaultsync.config import Janitor
-from vaultsync.memory.archive import append_sections, without_sections
+from vaultsync.memory.archive import append_sections, merge_daily, without_sections
 from vaultsync.memory.sections import SectionsError, expired, parse_sections, split_lines
 from vaultsync.model import ExitCode, Severity
 
@@ -254,3 +256,90 @@ def test_the_tag_grammar(title: str, priority: int, day: date, form: str) -> Non
 
 def test_the_default_ages() -> None:
     assert (Janitor().p1_days, Janitor().p2_days, Janitor().keep_daily_days) == (90, 30, 0)
+
+
+def _janitor_killed_before(env: Env, needle: str, tmp: Path) -> subprocess.CompletedProcess[bytes]:
+    """``vaultsync janitor`` killed with SIGKILL right before its first rename naming ``needle``."""
+    child_env = {
+        **git_env(tmp),
+        "VAULTSYNC_CRASH_EVENTS": ",".join(RENAMES),
+        "VAULTSYNC_CRASH_NEEDLE": needle,
+        "VAULTSYNC_CRASH_AT": "1",
+    }
+    argv = ["janitor", "--config", str(env.config_path), "--today", TODAY.isoformat()]
+    return subprocess.run(
+        [sys.executable, "-c", CRASH_BOOT, *argv], env=child_env, capture_output=True, start_new_session=True
+    )
+
+
+def test_a_janitor_killed_between_its_two_writes_does_not_archive_twice(env: Env, tmp_path: Path) -> None:
+    write_memory(env, MEMORY)
+    env.sync()
+    killed = _janitor_killed_before(env, f"{env.workspace}/MEMORY.md", tmp_path)
+    assert killed.returncode == -9, killed.stderr
+    archive = env.workspace / "memory/archive/MEMORY-2026-12.md"
+    assert "## Espresso" in archive.read_text() and "## Espresso" in (env.workspace / "MEMORY.md").read_text()
+
+    result = janitor(env.cfg, today=TODAY)
+
+    assert [s.title for s in result.sections] == ["Espresso", "X Timeline Scraping"]
+    assert result.exit_code is ExitCode.CLEAN, result.to_json()
+    text = archive.read_text()
+    assert text.count("## Espresso [P2]") == 1 and text.count("- cron at 02:00") == 1
+    assert "Espresso" not in (env.workspace / "MEMORY.md").read_text()
+    assert janitor(env.cfg, today=TODAY).sections == []
+
+
+def test_a_section_archived_last_month_is_not_archived_again(env: Env) -> None:
+    """Killed on the last day of a month, run again on the first of the next: the earlier archive counts."""
+    raw = write_memory(env, MEMORY)
+    lines = split_lines(raw)
+    moved = expired(parse_sections(raw), TODAY, 30, 30)
+    november = append_sections(None, lines, moved, date(2026, 11, 30), 30, 30)
+    assert append_sections(None, lines, moved, TODAY, 30, 30, earlier=november) == b""
+    december = append_sections(b"# kept\n", lines, moved[:1], TODAY, 30, 30)
+    assert append_sections(december, lines, moved, TODAY, 30, 30).count(b"## Espresso") == 1
+    assert append_sections(december, lines, moved, TODAY, 30, 30).count(b"## X Timeline") == 1
+
+
+def test_a_late_edit_to_an_archived_daily_note_is_merged_once(env: Env) -> None:
+    """The person adds a line to a daily note the janitor archives in the same round: the edit beats the move,
+    the note comes back to memory/, and the next run merges it into the archive instead of stopping for ever."""
+    env.cfg = replace(env.cfg, janitor=replace(env.cfg.janitor, keep_daily_days=2))
+    note = env.vault / "Daily/2026-11-27.md"
+    note.write_text(note.read_text() + "- a line the person added late\n")
+    janitor(env.cfg, today=TODAY)
+    archived = env.workspace / "memory/archive/daily/2026-11-27.md"
+    assert (env.workspace / "memory/2026-11-27.md").exists()  # the edit won over the move
+
+    result = janitor(env.cfg, today=TODAY)
+
+    assert result.exit_code is ExitCode.CLEAN, result.to_json()
+    assert ("memory/2026-11-27.md", "memory/archive/daily/2026-11-27.md") in result.daily
+    assert not (env.workspace / "memory/2026-11-27.md").exists() and not note.exists()
+    assert archived.read_text().count("- a line the person added late") == 1
+    assert (env.vault / "4 Archives/agent/daily/2026-11-27.md").read_bytes() == archived.read_bytes()
+    again = janitor(env.cfg, today=TODAY)
+    assert again.exit_code is ExitCode.CLEAN and again.daily == []
+
+
+@given(st.lists(words, max_size=8), st.lists(words, max_size=8), st.lists(words, max_size=8))
+def test_merging_two_versions_of_a_daily_note_keeps_every_line(common: list[str], a: list[str], b: list[str]) -> None:
+    archived = "".join(f"{w}\n" for w in common + a).encode()
+    later = "".join(f"{w}\n" for w in common[:2] + b + common[2:]).encode()
+    merged = merge_daily(archived, later, TODAY)
+    assert merged.startswith(archived) or merged == later
+    kept = set(split_lines(merged))
+    assert set(split_lines(archived)) <= kept and set(split_lines(later)) <= kept
+    assert merge_daily(merged, merged, TODAY) == merged
+
+
+def test_problems_read_as_sentences_and_name_files_from_the_workspace(env: Env) -> None:
+    write_memory(env, "# MEMORY.md\n\n## Odd [P7] [2026-01-01]\n- x\n\n## Undated [P1]\n- y\n")
+    (env.workspace / "HEARTBEAT.md").write_text("".join(f"- item {n}\n" for n in range(60)))
+    for dry_run in (True, False):
+        found = {(p.path, p.message) for p in janitor(env.cfg, dry_run=dry_run, today=TODAY).problems}
+        assert ("MEMORY.md", "line 3: section 'Odd': [P7] is not a priority (P0, P1, P2); not archived") in found
+        assert ("MEMORY.md", "line 6: section 'Undated': [P1] without a date [YYYY-MM-DD]; not archived") in found
+        assert [path for path, message in found if message.startswith("60 lines")] == ["HEARTBEAT.md"]
+        assert not any(path.startswith("/") for path, _ in found), found

@@ -18,12 +18,16 @@ TOOLS = {
     "recall",
     "supersede",
     "forget",
+    "edit_fact",
     "get_entity",
     "history",
     "sync",
     "status",
     "context",
     "append_daily",
+    "list_entities",
+    "read_daily_note",
+    "read_memory",
 }
 
 
@@ -99,6 +103,14 @@ async def session(env: Env) -> None:
         assert "Talked about coffee" in (env.workspace / daily["path"]).read_text() and daily["commits"]
         empty = await client.call_tool("append_daily", {"text": " "})
         assert empty.is_error and "text" in empty.content[0].text
+        short = payload(await client.call_tool("get_entity", {"entity": "people/sarah-chen"}))
+        assert short["entity"] == SARAH and short == payload(await client.call_tool("get_entity", {"entity": SARAH}))
+        typo = await client.call_tool("get_entity", {"entity": "sarah-chn"})
+        assert typo.is_error and f"did you mean {SARAH}?" in typo.content[0].text
+        bad_date = await client.call_tool("remember", {"entity": SARAH, "fact": "x y", "timestamp": "yesterday"})
+        assert (
+            bad_date.is_error and "timestamp" in bad_date.content[0].text and "YYYY-MM-DD" in bad_date.content[0].text
+        )
 
         wrong = await client.call_tool("forget", {"id": "no-such-fact"})
         assert wrong.is_error and "no fact" in wrong.content[0].text

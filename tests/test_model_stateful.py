@@ -790,7 +790,7 @@ class SyncMachine(RuleBasedStateMachine):
         """Move an entity folder to another PARA folder (keeping the path below it), or rename it in place.
 
         A rename renames the entity note with its folder (a folder-note plugin does; Obsidian's own folder
-        rename does not, see test_renaming_an_entity_folder_in_obsidian_keeps_its_summary).
+        rename does not, which test_renaming_an_entity_folder_in_obsidian_keeps_its_summary covers).
         """
         entities = list(vault_entities(self.env).values())
         if not entities:
@@ -1419,16 +1419,11 @@ def test_move_into_a_para_folder_life_lacks_is_not_a_missing_folder(env: Env) ->
     assert env.items_path("resources/people/sarah-chen").read_bytes() == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: renaming an entity folder in Obsidian (its note keeps the old name) empties summary.md",
-)
 def test_renaming_an_entity_folder_in_obsidian_keeps_its_summary(env: Env) -> None:
-    """The person renames ``sarah-chen/`` to ``sarah/`` (note included); every note linking to her is rewritten.
+    """The person renames ``sarah-chen/`` to ``sarah/`` in Obsidian's explorer: the note keeps its old name.
 
-    Found by the model's runs: the agent commit refreshes links in 15 notes of 5 entities, none with a memory
-    change of its own, so its subject ran long and then counted nothing (``memory -> vault:``). The counted
-    subject now names the entities whose derived properties changed.
+    Found by the model: the note's live view names the old folder, so the folder looked noteless and its
+    summary deleted. A note viewing the facts of the folder it is named after is that folder's note, moved.
     """
     summary = (env.life / SARAH / "summary.md").read_bytes()
     shutil.move(env.vault / SARAH_DIR, env.vault / "2 Areas/people/sarah")

@@ -121,14 +121,14 @@ def test_a_source_naming_a_day_links_the_fact_to_that_daily_note(env: Env) -> No
     before = env.items_path(SARAH).read_bytes()
     assert env.fact(SARAH, "sarah-chen-002")["source"] == "memory/2026-10-06.md"
     note = props_of(env.fact_note(SARAH_DIR, "sarah-chen-002"))
-    assert note["daily"] == "[[Daily/2026-10-06|2026-10-06]]" and note["source"] == "memory/2026-10-06.md"
+    assert note["daily"] == "2026-10-06" and note["source"] == "memory/2026-10-06.md"  # no such daily note: text
     assert "daily" not in props_of(env.fact_note(SARAH_DIR, "sarah-chen-001"))  # source: conversation
 
-    env.agent_edit(SARAH, lambda facts: facts[0].update(source="2026-11-02"))
+    env.agent_edit(SARAH, lambda facts: facts[0].update(source="2026-11-30"))
     after_agent = env.items_path(SARAH).read_bytes()
     report = env.sync()
     assert report.exit_code == ExitCode.CLEAN, report.to_json()
-    assert props_of(env.fact_note(SARAH_DIR, "sarah-chen-001"))["daily"] == "[[Daily/2026-11-02|2026-11-02]]"
+    assert props_of(env.fact_note(SARAH_DIR, "sarah-chen-001"))["daily"] == "[[Daily/2026-11-30|2026-11-30]]"
     assert env.items_path(SARAH).read_bytes() == after_agent != before
     again = env.sync()
     assert again.files_written == 0 and again.commits == []

@@ -269,3 +269,40 @@ def test_any_query_text_is_plain_words(built: Path, query: str) -> None:
 def test_huge_query_is_plain_words(env: Env) -> None:
     query = ('firmware " * NEAR( ) AND OR: ^ ' * 400)[:10_240]
     assert "atlas-005" in ids(recall(env.cfg, query, RecallOptions(limit=50)))
+
+
+def test_active_only_leaves_out_proposed_facts_and_ranks_them_after_active(env: Env) -> None:
+    env.agent_edit(
+        SARAH,
+        lambda facts: facts.extend(
+            [
+                {
+                    "id": "sarah-chen-p1",
+                    "fact": "Sarah Chen keeps bonsai trees",
+                    "status": "proposed",
+                    "timestamp": "2026-12-01",
+                },
+                {
+                    "id": "sarah-chen-a1",
+                    "fact": "Sarah Chen keeps bonsai trees at home",
+                    "status": "active",
+                    "timestamp": "2026-01-01",
+                },
+                {"id": "sarah-chen-n1", "fact": "Sarah Chen keeps bonsai trees indoors", "timestamp": "2026-01-02"},
+            ]
+        ),
+    )
+    app_sync(env)
+
+    active = recall(env.cfg, "bonsai trees", RecallOptions(kinds=("fact",), active_only=True))
+    assert sorted(ids(active)) == ["sarah-chen-a1", "sarah-chen-n1"]
+    every = recall(env.cfg, "bonsai trees", RecallOptions(kinds=("fact",)))
+    assert ids(every)[-1] == "sarah-chen-p1" and len(ids(every)) == 3
+    argv = ["recall", "bonsai", "--status", "active", "--json", "--config", str(env.config_path)]
+    cli_out = subprocess.run(
+        [sys.executable, "-m", "vaultsync.cli", *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "sarah-chen-p1" not in cli_out.stdout and "sarah-chen-a1" in cli_out.stdout

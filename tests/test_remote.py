@@ -279,3 +279,33 @@ def test_a_note_edited_on_the_server_and_on_the_laptop_keeps_both(env: Env, tmp_
     assert m.server_clean() == [] and m.remote_head() == env.head()
     m.laptop.sync()
     assert (m.laptop.root / kept[0].copy_path).is_file()
+
+
+def test_a_secret_removed_on_the_laptop_is_a_removal_not_a_conflict(env: Env, tmp_path: Path) -> None:
+    """The person pastes a token into today's note on the laptop, then deletes it. Meanwhile the server's note,
+    held out of git for the secret, gained the agent's line: the removal merges into it, the secret leaves both
+    the note and the agent's daily note, and the agent's lines reach the laptop."""
+    m = meet(env, tmp_path)
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    note = m.laptop.note("Daily/2026-12-01.md")
+    before = note.read_text(encoding="utf-8")
+    note.write_text(before + f"- token {token}\n", encoding="utf-8")
+    m.laptop.backup()
+    m.pass_()
+    daily = env.mem_file("memory/2026-12-01.md")
+    daily.write_text(daily.read_text(encoding="utf-8") + "- agent: line A\n", encoding="utf-8")
+    held = m.pass_()
+    assert any("holds a secret" in p.message for p in held.problems)
+    note.write_text(before, encoding="utf-8")
+    m.laptop.backup("vault backup: token removed")
+    daily.write_text(daily.read_text(encoding="utf-8") + "- agent: line B\n", encoding="utf-8")
+
+    report = m.pass_()
+
+    assert report.exit_code == ExitCode.CLEAN and not report.conflicts, report.to_json()
+    assert token not in daily.read_text(encoding="utf-8")
+    assert token not in (env.vault / "Daily/2026-12-01.md").read_text(encoding="utf-8")
+    assert not list((env.vault / "Daily").glob("*conflict*"))
+    assert m.server_clean() == [] and m.remote_head() == env.head()
+    m.laptop.sync()
+    assert "- agent: line A\n- agent: line B\n" in note.read_text(encoding="utf-8")

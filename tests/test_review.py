@@ -11,10 +11,12 @@ from pathlib import Path
 
 from helpers_e2e import git
 from helpers_twoway import SARAH, SARAH_DIR, Env
+from hypothesis import given
+from hypothesis import strategies as st
 
 from vaultsync.app.review import fix, regenerate, review
-from vaultsync.core.review import EntityFacts, review_entity
-from vaultsync.core.review_note import BEGIN, END, generated_section, ticked
+from vaultsync.core.review import EntityFacts, Finding, Fix, review_entity
+from vaultsync.core.review_note import BEGIN, END, generated_section, keep_typed, mark_applied, review_note, ticked
 from vaultsync.model import ExitCode, Severity
 
 TODAY = date(2026, 12, 1)
@@ -121,7 +123,7 @@ def test_a_note_edited_into_nonsense_changes_nothing(env: Env) -> None:
     note = env.vault / "Reviews/2026-W49.md"
     lines = note.read_text().splitlines()
     n = next(i for i, line in enumerate(lines) if "- [ ] supersede" in line)
-    lines[n] = lines[n].replace("- [ ]", "- [x]").replace("vaultsync-fix: supersede", "vaultsync-fix: explode")
+    lines[n] = lines[n].replace("- [ ]", "- [x]").replace('vaultsync-fix: ["supersede"', 'vaultsync-fix: ["explode"')
     note.write_text("\n".join(lines) + "\n")
     before = env.items_path(SARAH).read_bytes()
     result = fix(env.cfg, TODAY)
@@ -153,10 +155,129 @@ def test_regenerate_and_an_external_summariser(env: Env, tmp_path: Path) -> None
     assert summary.read_bytes() == before and "exit 3" in result.problems[0].message
 
 
-def _write_facts(env: Env) -> None:
+def _write_facts(env: Env, rel: str = SARAH) -> None:
     """Sarah gains a duplicate of her first fact, as an agent that forgot it knew it would write it."""
-    doc = json.loads(env.items_path(SARAH).read_bytes())
+    doc = json.loads(env.items_path(rel).read_bytes())
     first = doc[0]
     doc.append({**first, "id": "sarah-chen-090", "fact": first["fact"].upper(), "timestamp": "2026-11-01"})
-    env.items_path(SARAH).write_text(json.dumps(doc, indent=2) + "\n")
+    env.items_path(rel).write_text(json.dumps(doc, indent=2) + "\n")
     env.sync()
+
+
+def _sarah_renamed_with_a_space(env: Env) -> str:
+    """Sarah Chen's folder named as a person would, with a space; returns the new rel."""
+    (env.vault / SARAH_DIR).rename(env.vault / "2 Areas/people/Sarah Chen")
+    env.sync()
+    return "areas/people/Sarah Chen"
+
+
+def test_a_fix_for_a_folder_with_a_space_is_applied(env: Env) -> None:
+    rel = _sarah_renamed_with_a_space(env)
+    _write_facts(env, rel)
+    review(env.cfg, TODAY)
+    note = env.vault / "Reviews/2026-W49.md"
+    text = note.read_text()
+    task = next(line for line in text.splitlines() if "- [ ] supersede" in line and "sarah-chen-090" in line)
+    note.write_text(text.replace(task, task.replace("- [ ]", "- [x]")))
+
+    done = fix(env.cfg, TODAY)
+
+    assert done.exit_code is not ExitCode.SKIPPED_INPUT, done.to_json()
+    assert done.applied == [f"{rel}: sarah-chen-090 superseded by sarah-chen-001"]
+    assert env.fact(rel, "sarah-chen-090")["status"] == "superseded"
+    assert fix(env.cfg, TODAY).applied == []
+
+
+def test_a_fix_spec_written_before_with_spaces_still_reads() -> None:
+    line = "  - [x] supersede a by b <!-- vaultsync-fix: supersede areas/people/Maria Lopez s-7 s-9 -->"
+    [task] = ticked(f"# Memory review 2026-W49\n{line}\n")
+    assert (task.entity, task.fix.ids, task.fix.by) == ("areas/people/Maria Lopez", ("s-7",), "s-9")
+
+
+def test_a_line_separator_above_the_fixes_marks_the_ticked_line(env: Env) -> None:
+    """U+2028 pasted into the note is text within a line for Obsidian: the fix is applied once, its line marked."""
+    _write_facts(env)
+    review(env.cfg, TODAY)
+    note = env.vault / "Reviews/2026-W49.md"
+    text = note.read_text()
+    task = next(line for line in text.splitlines() if "- [ ] supersede" in line and "sarah-chen-090" in line)
+    text = text.replace("Tick the fixes", "Pasted\u2028from a chat. Tick the fixes")
+    note.write_text(text.replace(task, task.replace("- [ ]", "- [x]")), encoding="utf-8")
+
+    first = fix(env.cfg, TODAY)
+
+    assert first.applied == [f"{SARAH}: sarah-chen-090 superseded by sarah-chen-001"]
+    marked = next(line for line in note.read_text().split("\n") if "sarah-chen-090" in line and "- [x]" in line)
+    assert "(applied 2026-12-01)" in marked
+    assert "Pasted\u2028from a chat." in note.read_text()
+    commits = git(env.vault, "rev-list", "--count", "HEAD")
+    assert fix(env.cfg, TODAY).applied == [] and git(env.vault, "rev-list", "--count", "HEAD") == commits
+
+
+def test_a_second_review_in_the_week_keeps_what_the_person_typed(env: Env) -> None:
+    _write_facts(env)
+    review(env.cfg, TODAY)
+    note = env.vault / "Reviews/2026-W49.md"
+    lines = note.read_text().split("\n")
+    at = next(n for n, line in enumerate(lines) if "- [ ] supersede" in line)
+    lines.insert(at + 1, "  - asked Sarah which one is right; she says 001")
+    lines.insert(2, "Reviewed on the train.")
+    note.write_text("\n".join(lines))
+    env.agent_edit(SARAH, lambda facts: facts.append({**facts[1], "id": "sarah-chen-091", "fact": "x"}))
+    env.sync()
+
+    again = review(env.cfg, TODAY)
+
+    text = note.read_text()
+    assert text.count("asked Sarah which one is right; she says 001") == 1 and text.count("Reviewed on the train.") == 1
+    assert text.index("she says 001") > text.index("sarah-chen-090")
+    assert again.exit_code is ExitCode.CONFLICTS
+    assert review(env.cfg, TODAY).commits == []  # the same review again writes nothing new
+
+
+typed = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=20).filter(
+    lambda t: t.strip() and not t.lstrip().startswith(("#", "-"))
+)
+
+
+def _note(rels: list[str]) -> str:
+    findings = [
+        Finding("duplicate-active", rel, "a and b say the same", ("a", "b"), (Fix("supersede", ("b",), "a"),))
+        for rel in rels
+    ]
+    return review_note("2026-W49", findings, lambda rel, fid: f"[[{rel}/{fid}|{fid}]]", lambda rel: f"[[{rel}]]")
+
+
+@given(st.lists(st.tuples(st.integers(0, 20), typed), max_size=5), st.booleans())
+def test_typed_lines_are_kept_and_fixes_mark_their_line(inserts: list[tuple[int, str]], gone: bool) -> None:
+    rels = ["areas/people/Maria Lopez", "areas/people/bo"]
+    old = _note(rels).split("\n")
+    for at, line in inserts:
+        old.insert(min(at, len(old)), line)
+    text = "\n".join(old)
+    new = _note(rels[:1] if gone else rels)
+    merged = keep_typed(text, new)
+    for _, line in inserts:
+        assert merged.split("\n").count(line) == text.split("\n").count(line)
+    assert keep_typed(merged, new) == merged  # the same review again: nothing moves, nothing doubles
+    tasks = [n for n, line in enumerate(text.split("\n")) if "- [ ]" in line and "vaultsync-fix" in line]
+    ticked_text = "\n".join(line.replace("- [ ]", "- [x]", 1) if n in tasks else line for n, line in enumerate(old))
+    found = ticked(ticked_text)
+    assert [t.entity for t in found] == rels and ticked(mark_applied(ticked_text, [t.line for t in found], TODAY)) == []
+
+
+def test_a_note_whose_fix_cannot_apply_does_not_block_the_others(env: Env) -> None:
+    _write_facts(env)
+    review(env.cfg, TODAY)
+    old_week = env.vault / "Reviews/2026-W48.md"
+    old_week.write_text('  - [x] gone <!-- vaultsync-fix: ["supersede", "areas/people/nobody", "a", "b"] -->\n')
+    note = env.vault / "Reviews/2026-W49.md"
+    text = note.read_text()
+    task = next(line for line in text.splitlines() if "- [ ] supersede" in line and "sarah-chen-090" in line)
+    note.write_text(text.replace(task, task.replace("- [ ]", "- [x]")))
+
+    done = fix(env.cfg, TODAY)
+
+    assert done.applied == [f"{SARAH}: sarah-chen-090 superseded by sarah-chen-001"]
+    assert [p.path for p in done.problems if p.severity is Severity.ERROR] == [str(old_week)]
+    assert "(applied 2026-12-01)" in note.read_text() and "(applied" not in old_week.read_text()

@@ -400,7 +400,7 @@ def test_repo_mid_operation_stops_with_exit_4_and_writes_nothing(
     report = env.sync()
 
     assert report.exit_code == ExitCode.CLEAN, report.to_json()
-    assert env.fact(SARAH, "sarah-chen-m001")["fact"] == "Sarah Chen wants the readout deck as a PDF"
+    assert env.fact(SARAH, "sarah-chen-007")["fact"] == "Sarah Chen wants the readout deck as a PDF"
     assert props_of(env.fact_note("2 Areas/people/miguel-ortiz", "miguel-ortiz-003"))["source"] == "standup 2026-12-01"
     assert [env.commit_info(sha)[0] for sha in report.commits] == ["Nora", "vaultsync agent"]
 

@@ -235,7 +235,8 @@ def test_create_fact_note_without_id(env: Env, rel: str, vault_dir: str, form: s
     assert_clean(report)
     facts = env.facts(rel)
     assert len(facts) == count + 1
-    minted = f"{slug}-m001"
+    # the entity's own scheme: after sarah-chen-006 (and the agent's 007), or the first of an id-less file
+    minted = {SARAH: "sarah-chen-008" if agent else "sarah-chen-007", ACME: f"{slug}-001"}[rel]
     new = [f for f in facts if f.get("id") == minted]
     assert new == [{"id": minted, "fact": text, **expected}]
     assert "timestamp" not in new[0] or ts_key == "timestamp"
@@ -253,20 +254,20 @@ def test_minted_ids_count_up_and_are_never_reused(env: Env) -> None:
     (facts_dir / "Untitled.md").write_text("First fact typed by Nora\n", encoding="utf-8")
     (facts_dir / "Untitled 1.md").write_text("Second fact typed by Nora\n", encoding="utf-8")
     assert_clean(env.sync())
-    minted = {f["id"]: f["fact"] for f in env.facts(SARAH) if f["id"].startswith("sarah-chen-m")}
-    assert set(minted) == {"sarah-chen-m001", "sarah-chen-m002"}
+    minted = {f["id"]: f["fact"] for f in env.facts(SARAH) if f["fact"].endswith("typed by Nora")}
+    assert set(minted) == {"sarah-chen-007", "sarah-chen-008"}
     for fact_id, text in minted.items():
         assert body_of(env.fact_note(SARAH_DIR, fact_id)).strip() == text
 
-    (facts_dir / "sarah-chen-m002.md").unlink()
+    (facts_dir / "sarah-chen-008.md").unlink()
     assert_clean(env.sync())
-    assert "sarah-chen-m002" not in {f["id"] for f in env.facts(SARAH)}
+    assert "sarah-chen-008" not in {f["id"] for f in env.facts(SARAH)}
 
     (facts_dir / "Untitled.md").write_text("Third fact typed by Nora\n", encoding="utf-8")
     assert_clean(env.sync())
     third = env.fact_by_text(SARAH, "Third fact")
-    assert third["id"] == "sarah-chen-m003", "an id that once existed was minted again"
-    assert env.fact_note(SARAH_DIR, "sarah-chen-m003").exists()
+    assert third["id"] == "sarah-chen-009", "an id that once existed was minted again"
+    assert env.fact_note(SARAH_DIR, "sarah-chen-009").exists()
 
 
 @pytest.mark.parametrize("agent", [None, AGENT_OTHER_FACT])
@@ -402,7 +403,7 @@ def test_create_entity_note(env: Env, agent: str | None) -> None:
     if agent == "with-a-fact-note":
         assert env.facts("areas/people/james") == [
             {
-                "id": "james-m001",
+                "id": "james-001",
                 "fact": "Has a key",
                 "status": "active",
                 "category": "context",
@@ -410,7 +411,7 @@ def test_create_entity_note(env: Env, agent: str | None) -> None:
                 "source": "manual",
             }
         ]
-        assert not fact_note.exists() and env.fact_note("2 Areas/people/james", "james-m001").exists()
+        assert not fact_note.exists() and env.fact_note("2 Areas/people/james", "james-001").exists()
     if agent == "agent-creates-other-entity":
         assert body_of(env.vault / "2 Areas/people/maria/maria.md").startswith(maria)
         assert (env.life / "areas/people/maria/summary.md").read_bytes() == maria.encode()
@@ -535,7 +536,7 @@ def test_concurrent_agent_and_person_edits_all_survive(env: Env) -> None:
     assert_clean(report)
     assert env.fact(SARAH, "sarah-chen-004")["fact"] == "Sarah Chen wants the agenda two days ahead"
     assert env.fact(MIGUEL, "miguel-ortiz-004")["category"] == "contact"
-    assert env.fact(ATLAS, "project-atlas-m001")["fact"] == "Pilot readout room is 4B"
+    assert env.fact(ATLAS, "atlas-007")["fact"] == "Pilot readout room is 4B"
     assert env.fact(SARAH, "sarah-chen-006")["status"] == "superseded"
     assert env.fact(SARAH, "sarah-chen-007")["timestamp"] == "2026-12-01"
     assert env.fact(ATLAS, "atlas-001")["fact"].endswith("(contract extended to 2027)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import select
 import sys
 import traceback
 from collections import Counter
@@ -16,20 +17,21 @@ from typing import Any
 
 from vaultsync import __version__
 from vaultsync import config as configmod
+from vaultsync.cli_args import Parser
 from vaultsync.config import ConfigError
 from vaultsync.model import ExitCode, Report, Severity, phrase
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="vaultsync",
         description="Keep an agent's file memory and an Obsidian vault in step, both ways, with every change in git.",
     )
     parser.add_argument("--version", action="version", version=f"vaultsync {__version__}")
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--config", help="config file (default: $VAULTSYNC_CONFIG, else $XDG_CONFIG_HOME/vaultsync/config.toml)"
-    )
+    where = "config file (default: $VAULTSYNC_CONFIG, else $XDG_CONFIG_HOME/vaultsync/config.toml)"
+    parser.add_argument("--config", help=where)
+    common = Parser(add_help=False)
+    common.add_argument("--config", help=where, default=argparse.SUPPRESS)  # before the command or after it
     sub = parser.add_subparsers(dest="command", required=True)
 
     init = sub.add_parser("init", parents=[common], help="write the config and prepare the vault")
@@ -68,10 +70,11 @@ def _parser() -> argparse.ArgumentParser:
     actions.add_parser("remove", parents=[common], help="take out this config's entries, crontab and systemd")
     actions.add_parser("status", parents=[common], help="show this config's entries, the next run and the last")
 
-    from vaultsync import cli_completion, cli_health
+    from vaultsync import cli_completion, cli_health, cli_obsidian
 
     cli_health.add_commands(sub, common)
     cli_completion.add_command(sub, parser)
+    cli_obsidian.add_command(sub, common)
 
     watch = sub.add_parser("watch", parents=[common], help="run a pass shortly after files change, until stopped")
     watch.add_argument("--json", action="store_true", help="print each pass's report as one line of JSON")
@@ -86,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     recall.add_argument("--until", metavar="DATE", help="only pieces dated on or before DATE (YYYY-MM-DD)")
     recall.add_argument("--no-recency", action="store_true", help="rank by relevance alone, not newer first")
     recall.add_argument("--json", action="store_true", help="print the hits as JSON")
+    recall.add_argument("--explain", action="store_true", help="show each hit's bm25 score and the boosts it got")
 
     log = sub.add_parser("log", parents=[common], help="who changed an entity, fact or note, when, and what")
     log.add_argument("target", nargs="?", help="an entity (sarah-chen, people/sarah-chen), a fact id, or a path")
@@ -251,8 +255,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         # each file whole; the lock goes with the process. The next pass finishes the work.
         print("vaultsync: interrupted; every file is whole and the next pass finishes the work", file=sys.stderr)
         return ExitCode.INTERRUPTED
+    except BrokenPipeError as exc:
+        if not _stdout_closed():
+            return _crash(exc)
+        # The reader of our output went away (``| head``): not a fault. Python would otherwise report the
+        # failed flush of the rest of the output at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return ExitCode.PIPE_CLOSED
     except Exception as exc:
+        from vaultsync.app.faults import refused
+
+        if why := refused(exc, _places(args)):
+            print(f"vaultsync: stopped: {why}", file=sys.stderr)
+            return ExitCode.SAFETY_STOP
         return _crash(exc)
+
+
+def _places(args: argparse.Namespace) -> list[Path]:
+    """The folders of the config ``args`` names, for a message about their disk; none when it cannot be read."""
+    try:
+        cfg = configmod.load(configmod.config_path(args.config))
+    except (ConfigError, OSError):
+        return []
+    return [cfg.vault, cfg.workspace, cfg.life]
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output is a pipe nobody reads any more, as opposed to a pipe to some other program (git)
+    breaking, which is a fault to report."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError):
+        return False
 
 
 def _crash(exc: BaseException) -> int:
@@ -302,6 +338,10 @@ def _run(args: argparse.Namespace) -> int:
         from vaultsync.cli_recall import log_command, recall_command
 
         return recall_command(args, cfg) if args.command == "recall" else log_command(args, cfg)
+    if args.command == "obsidian":
+        from vaultsync.cli_obsidian import obsidian_command
+
+        return obsidian_command(cfg, args)
     if args.command in ("serve", "mcp"):
         from vaultsync.cli_serve import serve_command
 
@@ -359,8 +399,12 @@ def _scheduled(args: argparse.Namespace) -> int:
     try:
         with redirect_stdout(output), redirect_stderr(output):
             code = _run(args)
-    except Exception:
-        write_log(config, ExitCode.CRASH, output.getvalue() + traceback.format_exc())
+    except Exception as exc:
+        from vaultsync.app.faults import refused
+
+        why = refused(exc, _places(args))  # a full or read-only disk: main says so in one line, exit 4
+        tail = f"vaultsync: stopped: {why}\n" if why else traceback.format_exc()
+        write_log(config, ExitCode.SAFETY_STOP if why else ExitCode.CRASH, output.getvalue() + tail)
         raise
     write_log(config, code, output.getvalue())
     return code
@@ -390,6 +434,8 @@ def _init(args: argparse.Namespace, path: Path) -> int:
         print("added the remote origin; the next pass pushes to it")
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    for note in result.notes:
+        print(f"note: {note}")
     if result.token_created:
         print(f"created the API token (mode 0600): {result.token_path}")
     return ExitCode.CLEAN

@@ -1,5 +1,6 @@
 """The command-line face of recall and history: ``vaultsync recall`` and ``vaultsync log`` print what the
-app's recall and history use cases find, as a short table or as JSON."""
+app's recall and history use cases find: a table on a terminal, one tab-separated line per hit or change into
+a pipe (for ``grep``, ``cut`` and ``awk``; a table's folded cells would break a path mid-word), or JSON."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
         since=args.since,
         until=args.until,
         recency=not args.no_recency,
+        explain=args.explain,
     )
     try:
         result = recall(cfg, args.query, options)
@@ -35,13 +37,7 @@ def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
         return ExitCode.USAGE
     if args.json:
         return _print_json(result.to_json())
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table(show_edge=False, title=f"recall: {args.query[:60]}" if result.hits else None)
-    for column in ("score", "kind", "where", "text"):
-        table.add_column(column, overflow="fold")
+    rows = []
     for hit in result.hits:
         where = hit.vault_path or f"{hit.root}/{hit.path}"
         if hit.lines:
@@ -49,23 +45,34 @@ def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
         text = " ".join(hit.text.split())
         if hit.status == "superseded":
             text = f"(superseded{' by ' + hit.superseded_by if hit.superseded_by else ''}) {text}"
-        table.add_row(f"{hit.score:.2f}", hit.kind, Text(where), Text(text[:200]))
-    if result.hits:
-        Console(highlight=False, soft_wrap=False).print(table)
-    else:
+        why = (_why(hit.explain),) if args.explain else ()
+        rows.append((f"{hit.score:.2f}", hit.kind, where, text[:200], *why))
+    if not rows:
         print("no hits")
+    else:
+        columns = ("score", "kind", "where", "text", *(("why",) if args.explain else ()))
+        _print_rows(columns, rows, f"recall: {args.query[:60]}", whole=(2,))
     return ExitCode.CLEAN
 
 
+def _why(explain: dict[str, float | str] | None) -> str:
+    """``bm25 7.25 + context 1.84, entity +0.7``: the score's parts as ``docs/recall.md`` names them."""
+    parts = dict(explain or {})
+    base = f"bm25 {parts.pop('bm25', 0):.2f}"
+    if "context" in parts:
+        base += f" + context {parts.pop('context'):.2f}"
+    return ", ".join([base, *(f"{name} +{value}" for name, value in parts.items())])
+
+
 def log_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
-    from vaultsync.app.history import HistoryError, Invalid, history
+    from vaultsync.app.history import Ambiguous, HistoryError, Invalid, NotFound, history
 
     try:
         result = history(cfg, args.target, since=args.since, limit=max(1, args.limit))
     except HistoryError as exc:
         print(f"vaultsync: cannot read the vault's history: {exc}", file=sys.stderr)
         return ExitCode.USAGE
-    except Invalid as exc:
+    except (Invalid, NotFound, Ambiguous) as exc:
         print(f"vaultsync: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     if args.json:
@@ -73,21 +80,41 @@ def log_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
     if not result.changes:
         print("no changes")
         return ExitCode.CLEAN
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table(show_edge=False)
-    for column in ("when", "who", "what", "note", "commit"):
-        table.add_column(column, overflow="fold")
+    rows = []
     for change in result.changes:
         note = change.paths[0] if change.paths else ""
         if len(change.paths) > 1:
             note += f" (+{len(change.paths) - 1} more)"
-        when = change.when.replace("T", " ")[:16]
-        table.add_row(when, Text(change.who), Text(change.what), Text(note), change.commit[:10])
-    Console(highlight=False).print(table)
+        rows.append((change.when.replace("T", " ")[:16], change.who, change.what, note, change.commit[:10]))
+    _print_rows(("when", "who", "what", "note", "commit"), rows, None, whole=(3,))
     return ExitCode.CLEAN
+
+
+def _print_rows(
+    columns: tuple[str, ...], rows: list[tuple[str, ...]], title: str | None, whole: tuple[int, ...]
+) -> None:
+    """A table on a terminal wide enough for it, the ``whole`` columns (paths) never wrapped; elsewhere one line
+    per row, its cells separated by tabs, so a pipe (or a narrow window) gets whole paths, one hit per line."""
+    console = None
+    if sys.stdout.isatty():
+        from rich.console import Console
+
+        console = Console(highlight=False, soft_wrap=False)
+    widths = [max(len(columns[n]), *(len(row[n]) for row in rows)) for n in range(len(columns))]
+    kept = sum(widths[n] for n in whole) + sum(min(widths[n], 12) for n in range(len(columns)) if n not in whole)
+    if console is None or kept + 3 * len(columns) > console.width:
+        for row in rows:
+            print("\t".join(" ".join(cell.split()) for cell in row))
+        return
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(show_edge=False, title=title)
+    for n, column in enumerate(columns):
+        table.add_column(column, no_wrap=n in whole, min_width=widths[n] if n in whole else min(widths[n], 12))
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))
+    console.print(table)
 
 
 def _print_json(document: object) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import ipaddress
+import signal
 import sys
 
 from vaultsync.app.init import load_token
@@ -48,8 +49,14 @@ def serve_command(cfg: Config, args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"vaultsync: {exc}", file=sys.stderr)
         return ExitCode.USAGE
-    from vaultsync.server.http import serve
+    from vaultsync.server.http import PortUnavailable, serve
 
-    with contextlib.suppress(KeyboardInterrupt):
-        serve(cfg, token, args.host, args.port)
+    # SIGTERM (systemd, a service manager, kill) is a request to stop, as Ctrl-C is: both end in exit 0.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            serve(cfg, token, args.host, args.port)
+    except PortUnavailable as exc:
+        print(f"vaultsync: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
     return ExitCode.CLEAN

@@ -29,6 +29,7 @@ class ExitCode(IntEnum):
     NOT_PUSHED = 6  # the pass ran and committed; its commits wait for the remote (unreachable, refused, a secret)
     CRASH = 70  # an unexpected error (sysexits' EX_SOFTWARE): never 1, which means "conflicts kept"
     INTERRUPTED = 130  # Ctrl-C, as shells report a process SIGINT stopped
+    PIPE_CLOSED = 141  # the reader of standard output went away (``| head``), as shells report SIGPIPE
 
 
 class Severity(StrEnum):
@@ -65,6 +66,19 @@ class EntityContent:
 def canonical(value: Any) -> str:
     """A stable text form for comparing JSON values: key order and formatting never count as a change."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` as strict JSON can hold it: ``NaN`` and the infinities an items.json may hold (Python's json
+    writes them) become the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"``, so a face answering with the
+    record never fails on them."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_safe(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True, slots=True)  # a first import holds one per fact: slots keep that small

@@ -41,6 +41,12 @@ def name_problem(name: str) -> str | None:
     return None
 
 
+def composed(name: str) -> str:
+    """The name in NFC: macOS and the sync apps that copy from it hand out names decomposed (``jose\u0301``) that
+    are the same name as the composed ``josé`` a Linux side wrote."""
+    return name if name.isascii() else unicodedata.normalize("NFC", name)
+
+
 def fold(name: str) -> str:
     """The form under which two names collide on case-insensitive file systems (macOS, Windows).
 

@@ -15,7 +15,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from vaultsync.app.memory import new_record
+from vaultsync.app.memory import new_records
 from vaultsync.app.sync import PassOptions, sync
 from vaultsync.config import Config
 from vaultsync.fs import FileChanged, atomic_write, read_or_none, run_lock
@@ -154,9 +154,7 @@ def _additions(cfg: Config, facts: Mapping[str, Sequence[NewFact]], result: Memo
     for rel, new in facts.items():
         path = _entity(cfg, rel) / "items.json"
         raw, doc = _read(path) if path.exists() else (None, None)
-        made: list[dict[str, Any]] = []
-        for text, fields, day in new:
-            made.append(new_record(cfg, rel, doc, text, fields, day, made))
+        made = new_records(cfg, rel, doc, list(new))
         result.added += [(rel, r) for r in made]
         data = apply_edits(doc, [AppendEntry(r) for r in made]) if doc is not None else new_items_file(made)
         planned.append((path, raw, data))

@@ -12,14 +12,13 @@ same locked write, after the facts (``state/extracted.py``); a refused answer le
 from __future__ import annotations
 
 import json
-import shlex
-import subprocess
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
 from vaultsync.app.edits import MemoryEditError, NewFact, add_facts
 from vaultsync.app.facts import Invalid, entity_dir
+from vaultsync.app.program import ProgramFailed, run_program
 from vaultsync.config import Config
 from vaultsync.core.extract import AnswerError, Proposal, read_answer
 from vaultsync.fs import read_or_none
@@ -118,7 +117,8 @@ def extract(cfg: Config, dry_run: bool = False, today: date | None = None) -> Ex
     by_entity: dict[str, list[str]] = {}
     for rel, record in done.added:
         by_entity.setdefault(rel, []).append(str(record.get("id")))
-    result.ids = [by_entity[p.entity].pop(0) for p in result.proposals]
+    minted = {rel: iter(ids) for rel, ids in by_entity.items()}
+    result.ids = [next(minted[p.entity]) for p in result.proposals]
     result.sync = done.sync
     return result
 
@@ -161,18 +161,9 @@ def _entities(cfg: Config, reserved: frozenset[str]) -> list[dict[str, Any]]:
 def _run(command: str, payload: dict[str, Any], result: ExtractResult) -> str | None:
     """The program's standard output; None (and the answer counted as rejected) when it could not answer."""
     try:
-        done = subprocess.run(
-            shlex.split(command),
-            input=json.dumps(payload, ensure_ascii=False),
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=TIMEOUT,
-            check=False,
-        )
-    except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
-        result.rejected = f"{command}: could not run: {exc}; nothing changed"
+        done = run_program(command, json.dumps(payload, ensure_ascii=False), TIMEOUT)
+    except ProgramFailed as exc:
+        result.rejected = f"{command}: {exc}; nothing changed"
         return None
     if done.returncode != 0:
         said = done.stderr.strip().splitlines()[-1:] or ["no message"]

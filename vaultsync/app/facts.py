@@ -24,8 +24,10 @@ from typing import Any
 from vaultsync.config import Config
 from vaultsync.fs import read_or_none
 from vaultsync.keys import split_fact_key
+from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_entity
 from vaultsync.memory.items import ItemsDoc, ItemsError, parse_items
-from vaultsync.model import PARA_KEYS, Record, canonical
+from vaultsync.memory.tree import list_memory
+from vaultsync.model import PARA_KEYS, Record, canonical, json_safe
 from vaultsync.names import fold, name_problem
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
@@ -48,10 +50,11 @@ class NotFound(LookupError):
 
 
 class Ambiguous(LookupError):
-    """The id names facts in several entities; ``entities`` lists them, and naming one picks it."""
+    """The id (or an entity's name) fits several entities; ``entities`` lists them, and naming one picks it."""
 
-    def __init__(self, fact_id: str, entities: list[str]) -> None:
-        super().__init__(f"fact id {fact_id!r} is used by {len(entities)} entities; name one: {', '.join(entities)}")
+    def __init__(self, fact_id: str, entities: list[str], message: str | None = None) -> None:
+        said = f"fact id {fact_id!r} is used by {len(entities)} entities; name one: {', '.join(entities)}"
+        super().__init__(message or said)
         self.entities = entities
 
 
@@ -70,7 +73,8 @@ class FactView:
     etag: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "entity": self.entity, "record": self.record, "note": self.note, "etag": self.etag}
+        record = json_safe(self.record)
+        return {"id": self.id, "entity": self.entity, "record": record, "note": self.note, "etag": self.etag}
 
 
 def check_entity(entity: object, field: str = "entity") -> str:
@@ -89,6 +93,41 @@ def check_entity(entity: object, field: str = "entity") -> str:
     if parts[-1] == FACTS_DIR:
         raise Invalid(field, f"an entity may not be called {FACTS_DIR!r}: its vault folder holds the fact notes")
     return entity
+
+
+def resolve(cfg: Config, entity: object, field: str = "entity", new: bool = False) -> str:
+    """The entity's folder under ``life/`` from whatever a face was given: the folder itself, its end
+    (``people/sarah``, ``sarah``), its vault folder or note (``memory/identity.py``). ``new``: a whole folder that
+    names no entity yet is returned as it is, for a write that makes the entity. Raises ``Invalid`` for a name
+    that cannot be one, ``NotFound`` (saying which names come close) and ``Ambiguous`` (listing the entities)."""
+    if not isinstance(entity, str) or not entity.strip():
+        raise Invalid(field, "expected an entity: its folder under life/ (areas/people/sarah) or its name (sarah)")
+    for part in entity.replace("\\", "/").split("/"):
+        problem = name_problem(part) if part else None
+        if problem:
+            raise Invalid(field, problem)
+    whole = entity.split("/")[0] in PARA_KEYS and "/" in entity
+    if whole and is_entity(cfg, check_entity(entity, field)):
+        return entity  # the common case, answered without listing every entity
+    layout = VaultLayout(cfg.layout)
+    known = list_memory(cfg.workspace, cfg.life, layout.reserved_life_dirs()).rels
+    try:
+        return resolve_entity(entity, known, vault_folders(cfg))
+    except AmbiguousEntity as exc:
+        raise Ambiguous(entity, exc.candidates, str(exc)) from None
+    except UnknownEntity as exc:
+        if new and whole:
+            return check_entity(entity, field)
+        if new:
+            raise Invalid(
+                field, f"{exc}; a new entity is named by its whole folder under life/, e.g. areas/people/bo"
+            ) from None
+        raise NotFound(str(exc)) from None
+
+
+def vault_folders(cfg: Config) -> dict[str, str]:
+    """The vault's PARA folder names (``2 Areas``) -> the memory's (``areas``), for naming an entity by either."""
+    return {folder: para for para, folder in cfg.layout.para_folders().items()}
 
 
 def check_id(fact_id: object, field: str = "id") -> str:
@@ -153,7 +192,7 @@ def locate(cfg: Config, fact_id: str, entity: str | None = None) -> tuple[str, i
     """(entity, position, record) of the fact with ``fact_id``; raises NotFound or Ambiguous."""
     check_id(fact_id)
     if entity is not None:
-        rel = check_entity(entity)
+        rel = resolve(cfg, entity)
         found = find_in(read_items(cfg, rel)[1], fact_id)
         if found is None:
             raise NotFound(f"no fact {fact_id!r} in {rel}")

@@ -11,15 +11,16 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from vaultsync.app.facts import Invalid
+from vaultsync.app.facts import Ambiguous, Invalid, NotFound, locate, resolve
 from vaultsync.config import Config
-from vaultsync.git.history import Commit, FileChange, HistoryError, blobs, log
+from vaultsync.git.history import Commit, FileChange, HistoryError, blobs, log, messages_with
+from vaultsync.keys import entity_key, scope_of
 from vaultsync.model import PARA_KEYS
 from vaultsync.textio import NotText, decode
 from vaultsync.vault.layout import FACTS_DIR, VaultLayout
 from vaultsync.yamlcore import YamlError, parse_properties, split_note
 
-__all__ = ["Change", "History", "HistoryError", "Invalid", "history"]
+__all__ = ["Ambiguous", "Change", "History", "HistoryError", "Invalid", "NotFound", "history"]
 
 DERIVED = frozenset({"entity", "mentions", "related", "facts_active", "facts_superseded", "updated", "kind", "tags"})
 SHORT = 40  # a property value longer than this is said to be "edited" rather than quoted
@@ -54,35 +55,84 @@ class History:
         return {"changes": [change.to_json() for change in self.changes]}
 
 
-def _pathspecs(cfg: Config, target: str) -> tuple[list[str], bool]:
-    """The git pathspecs for what ``target`` names, and whether to follow one file across renames.
+@dataclass
+class _Target:
+    specs: list[str]  # git pathspecs
+    follow: bool = False  # one file, followed across renames
+    entity: str | None = None  # the entity named, whose earlier names are followed too
+    miss: str | None = None  # what to say when the history holds nothing by that name either
 
-    An entity or fact is matched by name under any PARA folder, so its history goes on across a move from
-    ``1 Projects`` to ``4 Archives`` (the path below the PARA folder stays the same in such a move).
+
+def _target(cfg: Config, target: str) -> _Target:
+    """What ``target`` names, as git pathspecs.
+
+    A path is taken as one. Any other name is resolved as every surface resolves it (``app/facts.resolve``):
+    an entity, then a fact id (``Ambiguous`` when several entities hold it), then ``<entity>/<fact id>``. A
+    name that fits nothing the memory holds now is looked for by name in the history (a forgotten fact, a
+    deleted entity). An entity's folder is matched under any PARA folder, so a move from ``1 Projects`` to
+    ``4 Archives`` is followed (the path below the PARA folder stays the same in such a move).
     """
     layout = VaultLayout(cfg.layout)
     name = target.strip().strip("/")
     root, _, rest = name.partition("/")
     if root == "workspace":
-        note = layout.file_note(name)
-        return ([note], True) if note else ([name], True)
+        return _Target([layout.file_note(name) or name], True)
     if root == "life" and rest:
         name = rest.removesuffix("/items.json").removesuffix("/summary.md")
         if name.endswith(".md"):
-            return [layout.file_note(f"life/{name}") or name], True
+            return _Target([layout.file_note(f"life/{name}") or name], True)
     if name.endswith(".md") or os.path.isfile(cfg.vault / name):  # False, not an error, for a name too long
-        return [name], True
+        return _Target([name], True)
+    try:
+        rel = resolve(cfg, name, "target")
+        return _Target([_below_para(layout, rel)], entity=rel)
+    except NotFound as exc:
+        miss = str(exc).replace("no entity", "nothing named", 1)
+    holder, _, fact_id = name.rpartition("/")
+    try:
+        found, _, record = locate(cfg, fact_id, holder or None)
+        return _Target([layout.fact_note(found, str(record.get("id")))], True)
+    except Ambiguous as exc:
+        if holder:
+            raise
+        named = [f"{rel}/{fact_id}" for rel in exc.entities]
+        said = f"fact id {fact_id!r} is used by {len(named)} entities; say which: {', '.join(named)}"
+        raise Ambiguous(fact_id, named, said) from None
+    except (NotFound, Invalid):
+        pass
     parts = name.split("/")
     if layout.para_of_path(name) or parts[0] in PARA_KEYS:
         parts = parts[1:]
     if len(parts) > 1:
-        return [f":(glob)*/{'/'.join(parts)}/**"], False
+        return _Target([f":(glob)*/{'/'.join(parts)}/**"], miss=miss)
     word = parts[0] if parts else name
-    return [
-        f":(glob)**/{FACTS_DIR}/{word}.md",
-        f":(glob)**/{word}/{word}.md",
-        f":(glob)**/{word}/{FACTS_DIR}/*.md",
-    ], False
+    globs = [f":(glob)**/{FACTS_DIR}/{word}.md", f":(glob)**/{word}/{word}.md", f":(glob)**/{word}/{FACTS_DIR}/*.md"]
+    return _Target(globs, miss=miss)
+
+
+def _below_para(layout: VaultLayout, rel: str) -> str:
+    """The entity's notes in whichever PARA folder they are now."""
+    return f":(glob)*/{layout.entity_dir(rel).partition('/')[2]}/**"
+
+
+def _former_names(cfg: Config, rel: str) -> list[tuple[str, str]]:
+    """(earlier name, the commit that moved it) of the entity, newest move first, from the pass's own commit
+    messages: a pass that moves an entity's memory folder after its vault folder moved says ``<scope> moved
+    from <old folder>`` (``core/changes.py``). git follows one file across a rename, never a folder, and an
+    entity's note changes its name with its folder."""
+    moves = []
+    current = rel
+    for sha, text in messages_with(cfg.vault, "moved from "):
+        scope = scope_of(entity_key(current))
+        for line in text.splitlines():
+            for piece in line.partition(": ")[2].split("; ") if ": " in line else [line]:
+                said = piece.strip()
+                if said.startswith(f"{scope} ") and "moved from " in said:
+                    old = said.split("moved from ", 1)[1].split(",")[0].strip()
+                    if old and old != current:
+                        moves.append((old, sha))
+                        current = old
+    return moves
 
 
 def history(cfg: Config, target: str | None = None, since: str | None = None, limit: int = 50) -> History:
@@ -97,8 +147,18 @@ def history(cfg: Config, target: str | None = None, since: str | None = None, li
             paths = [f.path for f in commit.files]
             result.changes.append(_change(cfg, commit, commit.subject, paths))
         return result
-    specs, follow = _pathspecs(cfg, target)
-    commits = log(cfg.vault, specs, since=since, follow=follow)
+    named = _target(cfg, target)
+    specs = named.specs
+    commits = log(cfg.vault, specs, since=since, follow=named.follow)
+    layout = VaultLayout(cfg.layout)
+    for old, sha in _former_names(cfg, named.entity) if named.entity else []:
+        # From the move on back, under every name the entity had: the move itself then reads as one.
+        specs = [*specs, _below_para(layout, old)]
+        shas = [c.sha for c in commits]
+        commits = commits[: shas.index(sha)] if sha in shas else commits
+        commits += log(cfg.vault, specs, since=since, start=sha)
+    if not commits and named.miss:
+        raise NotFound(named.miss)
     for commit, words in zip(commits, _describe_all(cfg, commits), strict=True):
         grouped: dict[str, list[str]] = {}
         for file, what in zip(commit.files, words, strict=True):

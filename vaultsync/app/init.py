@@ -11,7 +11,7 @@ from pathlib import Path
 
 from vaultsync import config as configmod
 from vaultsync.app.adopt import TYPES, Adopted, check_settings, merge_types
-from vaultsync.config import Config, ConfigError, RemoteSettings, Server, overlapping_roots
+from vaultsync.config import Config, ConfigError, Layout, RemoteSettings, Server, overlapping_roots
 from vaultsync.fs import atomic_write
 from vaultsync.git import remote as gitremote
 from vaultsync.git.repo import VaultRepo
@@ -41,6 +41,7 @@ class InitResult:
     cloned: bool = False
     remote_added: bool = False
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # something the person may want to turn on
     commit: str | None = None
     token_created: bool = False
     token_path: Path | None = None
@@ -78,6 +79,21 @@ def _template(name: str) -> bytes:
     return (resources.files("vaultsync") / "templates" / name).read_bytes()
 
 
+def _dashboard(text: bool) -> bytes:
+    """``Memory.base``, with a column of the fact texts when the notes carry them as a property."""
+    base = _template("Memory.base")
+    return base.replace(b"      - file.name\n", b"      - file.name\n      - text\n") if text else base
+
+
+def _has_notes(vault: Path) -> bool:
+    """Whether the vault already holds a note of the person's (outside hidden folders and ``Templates/``)."""
+    for folder, dirs, files in os.walk(vault):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and not (folder == str(vault) and d == "Templates")]
+        if any(name.endswith(".md") for name in files):
+            return True
+    return False
+
+
 def _json(value: object) -> bytes:
     return (json.dumps(value, indent=2) + "\n").encode()
 
@@ -89,18 +105,43 @@ def init_vault(
     config_path: Path,
     remote_url: str | None = None,
     clone_url: str | None = None,
+    fact_text: bool | None = None,
 ) -> InitResult:
     """Write the config and prepare the vault. ``remote_url`` adds a git remote to the vault's repository;
-    ``clone_url`` starts the vault as a clone of an existing one (a vault that is missing or empty)."""
+    ``clone_url`` starts the vault as a clone of an existing one (a vault that is missing or empty).
+    ``fact_text``: ``[vault] fact_text_property``; None turns it on for a new vault only."""
     workspace, life, vault = (p.expanduser().resolve() for p in (workspace, life, vault))
     warnings = check_roots(workspace, life, vault)
     remote = RemoteSettings() if remote_url or clone_url else None
     token = configmod.token_beside(config_path.expanduser().absolute())
-    cfg = Config(workspace=workspace, life=life, vault=vault, remote=remote, server=Server(token_file=str(token)))
+    # A new vault shows each fact's text in Bases views from its first note; an existing one is only told how,
+    # since turning it on rewrites every fact note once.
+    fresh = (not clone_url and not _has_notes(vault)) if fact_text is None else fact_text
+    made = {
+        shown: Config(
+            workspace=workspace,
+            life=life,
+            vault=vault,
+            layout=Layout(fact_text_property=shown),
+            remote=remote,
+            server=Server(token_file=str(token)),
+        )
+        for shown in (True, False)
+    }
+    cfg = made[fresh]
     text = configmod.dumps(cfg).encode()
     result = InitResult(config_path, warnings=warnings)
-    if config_path.exists() and config_path.read_bytes() != text:
-        raise ConfigError(f"{config_path}: a different config is already there; remove it or pass another --config")
+    if config_path.exists():
+        there = config_path.read_bytes()
+        found = next((c for c in made.values() if configmod.dumps(c).encode() == there), None)
+        if found is None:
+            raise ConfigError(f"{config_path}: a different config is already there; remove it or pass another --config")
+        cfg = found
+    if not cfg.layout.fact_text_property:
+        result.notes.append(
+            f"Bases views do not show the fact text in this vault; to add it, set fact_text_property = true under "
+            f"[vault] in {config_path} (the next pass then rewrites each fact note once)"
+        )
     if clone_url and remote:
         if vault.exists() and any(vault.iterdir()):
             raise ConfigError(f"{vault}: --clone needs a vault folder that is missing or empty")
@@ -116,7 +157,7 @@ def init_vault(
     result.token_created = make_token(token)
 
     wanted: dict[str, bytes] = {f"Templates/{n}": _template(n) for n in TEMPLATE_FILES}
-    wanted["Memory.base"] = _template("Memory.base")
+    wanted["Memory.base"] = _dashboard(cfg.layout.fact_text_property)
     wanted[".obsidian/daily-notes.json"] = _json(
         {"folder": cfg.layout.daily, "format": "YYYY-MM-DD", "template": "Templates/Daily"}
     )
@@ -166,6 +207,11 @@ def load_token(cfg: Config) -> str:
     """The API's bearer token: ``VAULTSYNC_TOKEN`` when set, else the token file ``init`` made."""
     token = os.environ.get(TOKEN_ENV, "").strip()
     if token:
+        if len(token) < 32:
+            raise ConfigError(
+                f"{TOKEN_ENV} is shorter than 32 characters, too easy to guess; set a longer one (e.g. "
+                "`python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`) or unset it to use the token file"
+            )
         return token
     path = cfg.token_path
     try:

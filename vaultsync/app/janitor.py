@@ -9,7 +9,7 @@ since it was read is left as it is.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from vaultsync.memory.archive import (
     DAILY_ARCHIVE_DIR,
     append_sections,
     archive_name,
+    merge_daily,
     without_sections,
 )
 from vaultsync.memory.sections import Section, SectionsError, due, expired, holds_p0, parse_sections, split_lines
@@ -91,11 +92,26 @@ def janitor(cfg: Config, dry_run: bool = False, today: date | None = None) -> Ja
             if raw is not None:
                 result.problems += size_problems(cfg.workspace / name, raw, cfg.janitor)
     if dry_run or not (result.sections or result.daily):
-        return result
+        return _relative(cfg, result)
     options = PassOptions(today=today, commit_subject=_subject(result), confirm_deletes=bool(result.daily))
     result.sync = sync(cfg, options, kind="janitor")
     said = {(p.path, p.message) for p in result.problems}
     result.problems += [p for p in result.sync.problems if (p.path, p.message) not in said]
+    return _relative(cfg, result)
+
+
+def _relative(cfg: Config, result: JanitorResult) -> JanitorResult:
+    """The problems' files named as the archive lines name them, from the workspace (``MEMORY.md``,
+    ``memory/archive/...``), and each said once: the pass reports the size warnings the janitor made too."""
+    seen: set[tuple[str, str]] = set()
+    shown = []
+    for problem in result.problems:
+        path = Path(problem.path)
+        rel = path.relative_to(cfg.workspace).as_posix() if path.is_relative_to(cfg.workspace) else problem.path
+        if (rel, problem.message) not in seen:
+            seen.add((rel, problem.message))
+            shown.append(replace(problem, path=rel))
+    result.problems = shown
     return result
 
 
@@ -126,7 +142,7 @@ def _sections(cfg: Config, today: date, result: JanitorResult) -> None:
     for section in sections:
         where = f"line {section.start + 1}: "
         if section.date_problem:
-            message = f"{where}section {section.title!r} has {section.date_problem}; not archived"
+            message = f"{where}section {section.title!r}: {section.date_problem}; not archived"
             result.problems.append(Problem(str(path), message, Severity.WARNING))
         elif due(section, today, j.p1_days, j.p2_days) and holds_p0(sections, section):
             message = f"{where}section {section.title!r} is due but holds a [P0] section; not archived"
@@ -141,10 +157,12 @@ def _sections(cfg: Config, today: date, result: JanitorResult) -> None:
     lines = split_lines(raw)
     target = cfg.workspace / rel
     before = read_or_none(target)
-    after = append_sections(before, lines, moved, today, j.p1_days, j.p2_days)
+    earlier = read_or_none(cfg.workspace / ARCHIVE_DIR / archive_name(today.replace(day=1) - timedelta(days=1)))
+    after = append_sections(before, lines, moved, today, j.p1_days, j.p2_days, earlier)
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        atomic_write(target, after, before)
+        if after != (before or b""):
+            atomic_write(target, after, before)
     except FileChanged:
         result.sections = []
         result.problems.append(Problem(str(target), "changed while the janitor wrote it; nothing archived"))
@@ -153,9 +171,9 @@ def _sections(cfg: Config, today: date, result: JanitorResult) -> None:
         atomic_write(path, without_sections(lines, moved), raw)
     except FileChanged:
         # The agent wrote MEMORY.md meanwhile: it keeps every section, so take back what the archive gained.
-        if before is not None:
+        if before is not None and after != before:
             atomic_write(target, before, after)
-        else:
+        elif after:
             remove_checked(target, after)
         result.sections = []
         result.problems.append(Problem(str(path), "changed while the janitor read it; nothing archived, run again"))
@@ -178,26 +196,32 @@ def _daily_notes(cfg: Config, today: date, result: JanitorResult) -> None:
         if day is None or day >= oldest or path.is_symlink() or not path.is_file():
             continue
         rel, to_rel = f"memory/{path.name}", f"{DAILY_ARCHIVE_DIR}/{path.name}"
-        if not result.dry_run and not _move(path, cfg.workspace / to_rel, result):
+        if not result.dry_run and not _move(path, cfg.workspace / to_rel, today, result):
             continue
         result.daily.append((rel, to_rel))
 
 
-def _move(source: Path, target: Path, result: JanitorResult) -> bool:
-    """Copy, then delete the original only if it still holds what was copied; False (reported) when not moved."""
+def _move(source: Path, target: Path, today: date, result: JanitorResult) -> bool:
+    """Copy, then delete the original only if it still holds what was copied; False (reported) when not moved.
+
+    An archive already holding another version of the note (it came back with a person's late edit) gets the
+    two merged (``merge_daily``), once, and says so."""
     raw = source.read_bytes()
     existing = read_or_none(target)
-    if existing is not None and existing != raw:
-        result.problems.append(Problem(str(target), f"already holds another version of {source.name}; not moved"))
-        return False
+    merged = raw if existing is None else merge_daily(existing, raw, today)
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        if existing is None:
-            atomic_write(target, raw, None)
+        if merged != existing:
+            atomic_write(target, merged, existing)
         replaced = remove_checked(source, raw)
         if replaced:
             settle(replaced)
     except FileChanged:
         result.problems.append(Problem(str(source), "changed while the janitor moved it; kept where it was"))
         return False
+    if existing is not None and merged not in (existing, raw):
+        message = f"already held another version of {source.name}; the lines only the later one has were added"
+        result.problems.append(Problem(str(target), message, Severity.WARNING))
+    elif existing is not None and merged != existing:
+        result.problems.append(Problem(str(target), f"took the later version of {source.name}", Severity.NOTE))
     return True

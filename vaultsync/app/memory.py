@@ -31,7 +31,6 @@ from vaultsync.app.facts import (
     FactView,
     Invalid,
     NotFound,
-    check_entity,
     check_id,
     entity_dir,
     find_in,
@@ -39,13 +38,13 @@ from vaultsync.app.facts import (
     locate,
     read_items,
     records,
+    resolve,
     view,
 )
 from vaultsync.config import Config
 from vaultsync.engine.options import PassOptions
 from vaultsync.engine.run import run_pass
 from vaultsync.fs import FileChanged, LockHeld, atomic_write, run_lock
-from vaultsync.memory.identity import next_fact_id
 from vaultsync.memory.items import ItemsDoc
 from vaultsync.memory.items_edit import (
     AppendEntry,
@@ -56,13 +55,14 @@ from vaultsync.memory.items_edit import (
     apply_edits,
     new_items_file,
 )
+from vaultsync.memory.new_facts import DATE_FIELDS, BadField, check_date, new_facts, own_spelling
 from vaultsync.model import Record, Report
 from vaultsync.state import runs
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
 from vaultsync.vault.layout import VaultLayout, slug_of
 
-__all__ = ["WAIT", "Stale", "Stopped", "Written", "forget", "new_record", "patch", "remember", "supersede"]
+__all__ = ["WAIT", "Stale", "Stopped", "Written", "forget", "new_records", "patch", "remember", "supersede"]
 
 WAIT = 120.0  # seconds a write waits for the lock before giving up (a first import of a large memory holds it long)
 _TRIES = 20  # an agent rewriting items.json this many times while one write is planned: give up, say so
@@ -106,9 +106,10 @@ def remember(
     today: date | None = None,
     wait: float = WAIT,
 ) -> Written:
-    """Add a fact to ``entity`` (its folder under ``life/``); ``fields`` are its other keys (category,
-    timestamp, source, status, or any of the agent's own). ``create`` makes the entity when it does not exist."""
-    rel = check_entity(entity)
+    """Add a fact to ``entity`` (any of its names, ``app/facts.resolve``; its whole folder under ``life/`` for one
+    to make); ``fields`` are its other keys (category, timestamp, source, status, or any of the agent's own).
+    ``create`` makes the entity when it does not exist."""
+    rel = resolve(cfg, entity, new=True)  # a whole folder may name an entity to make
     if create and rel in VaultLayout(cfg.layout).reserved_life_dirs():
         raise Invalid("entity", f"{rel}: its place in the vault holds the workspace files; choose another folder")
     text = _text(fact, "fact")
@@ -118,7 +119,7 @@ def remember(
     def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, str]:
         if raw is None and not is_entity(cfg, rel) and not create:
             raise NotFound(f"no entity {rel}; pass create to make it")
-        record = new_record(cfg, rel, doc, text, extra, today)
+        record = new_records(cfg, rel, doc, [(text, extra, today)])[0]
         made["id"] = record["id"]
         return _apply(doc, [AppendEntry(record)], record), record["id"]
 
@@ -160,7 +161,7 @@ def supersede(
                 raise NotFound(f"no fact {by!r} in {rel} to supersede {fact_id!r} with")
             successor["id"] = by
         else:
-            new = new_record(cfg, rel, doc, str(text), extra, today)
+            new = new_records(cfg, rel, doc, [(str(text), extra, today)])[0]
             successor["id"] = new["id"]
             edits.append(AppendEntry(new))
         key = _superseded_key(doc)
@@ -210,8 +211,8 @@ def patch(
 
     def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, str]:
         index, record = _still_there(cfg, rel, doc, fact_id, if_match)
-        key = _superseded_key(doc)
-        named = {key if k in ("supersededBy", "superseded_by") else k: v for k, v in changes.items()}
+        held = [r for _, r in records(doc)]
+        named = {own_spelling(k, record, held): v for k, v in changes.items()}
         values = {k: v for k, v in named.items() if v is not None}
         gone = tuple(k for k, v in named.items() if v is None and k in record)
         edits: list[Edit] = [SetFields(index, values)] if values else []
@@ -293,28 +294,17 @@ def _current(cfg: Config, rel: str, fact_id: str) -> FactView | None:
 
 
 # -- new facts and their fields ------------------------------------------------------------------------------
-def new_record(
-    cfg: Config,
-    rel: str,
-    doc: ItemsDoc | None,
-    text: str,
-    extra: Mapping[str, Any],
-    today: date | None,
-    pending: Sequence[Record] = (),
-) -> Record:
-    """A new fact for ``rel`` in its file's own shape, its id minted past every id the entity holds or held;
-    ``pending``: records of the same write not in ``doc`` yet, so several new facts get distinct ids."""
-    held = [r for _, r in records(doc)] + list(pending)
-    ids = [r["id"] for r in held if isinstance(r.get("id"), str)]
-    fact_id = next_fact_id(slug_of(rel), ids, [*ids, *_ever(cfg, rel)])
-    stamp_key = "date" if any("date" in r for r in held) and not any("timestamp" in r for r in held) else "timestamp"
-    record: Record = {"id": fact_id, "fact": text}
-    record["category"] = extra.get("category")
-    record[stamp_key] = extra.get(stamp_key, (today or date.today()).isoformat())
-    record["source"] = extra.get("source")
-    record["status"] = extra.get("status", "active")
-    record.update({k: v for k, v in extra.items() if k not in record})
-    return {k: v for k, v in record.items() if v is not None}
+def new_records(
+    cfg: Config, rel: str, doc: ItemsDoc | None, wanted: Sequence[tuple[str, Mapping[str, Any], date | None]]
+) -> list[Record]:
+    """New facts for ``rel`` (text, other fields, the day said; None: today) in its file's own shape, their ids
+    minted together past every id the entity holds or held (``memory/new_facts.py``)."""
+    held = [r for _, r in records(doc)]
+    days = [(text, extra, day or date.today()) for text, extra, day in wanted]
+    try:
+        return new_facts(slug_of(rel), held, days, _ever(cfg, rel))
+    except BadField as exc:
+        raise Invalid(exc.field, exc.message) from None
 
 
 def _ever(cfg: Config, rel: str) -> set[str]:
@@ -360,6 +350,8 @@ def _fields(values: object, field: str) -> dict[str, Any]:
             raise Invalid("id", "a fact's id cannot be set or changed; it is given when the fact is made")
         if key == "fact":
             value = _text(value, "fact")
+        elif key in DATE_FIELDS and value is not None:
+            value = _checked_date(value, key)
         elif key == "status" and not (isinstance(value, str) and value) and value is not None:
             raise Invalid("status", "expected text such as active or superseded")
         try:
@@ -368,3 +360,10 @@ def _fields(values: object, field: str) -> dict[str, Any]:
             raise Invalid(f"{field}.{key}", "not a JSON value") from None
         out[key] = value
     return out
+
+
+def _checked_date(value: object, field: str) -> str:
+    try:
+        return check_date(value, field)
+    except BadField as exc:
+        raise Invalid(exc.field, exc.message) from None

@@ -1,5 +1,8 @@
 """Recall: full-text search over the whole memory, current knowledge first.
 
+The FTS5 index gives the candidates by bm25; ``vaultsync.core.rank`` re-orders them by the entities, speakers and
+period the query names and by each daily-note line's neighbours, with what the index keeps beside the text.
+
 Every face (the command line, the HTTP API, the MCP tools) calls ``recall``; a pass calls ``refresh_after_pass``.
 The index (``vaultsync.state.recall``) is a cache of the memory tree: before each query it is brought up to date
 by re-reading only the files whose stat changed, and a missing, old or unreadable one is built again.
@@ -8,17 +11,23 @@ by re-reading only the files whose stat changed, and a missing, old or unreadabl
 from __future__ import annotations
 
 import hashlib
-import math
+import itertools
 import threading
 import time
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
+from vaultsync.app.facts import vault_folders
 from vaultsync.config import Config
+from vaultsync.core import rank
+from vaultsync.core.periods import Period, period
+from vaultsync.disk import writable
+from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_entity
 from vaultsync.state.files import StateFiles
-from vaultsync.state.recall import Candidate, Doc, Filters, IndexBroken, RecallIndex, open_index
-from vaultsync.state.recall_query import Term, terms
+from vaultsync.state.recall import Candidate, Doc, Filters, IndexBroken, RecallIndex, open_index, scratch_index
+from vaultsync.state.recall_query import Term, name_words, terms
 from vaultsync.state.walk import MemoryWalk, walk_memory
 
 KINDS = ("fact", "summary", "memory", "daily")
@@ -29,11 +38,11 @@ COMMON_SHARE = 0.2
 MIN_COMMON = 1000  # below this many rows a word is cheap to score whatever its share
 RARE_ROWS = 4000  # the rarer words' matches scored when too few pieces hold every word (``plan_terms``)
 ROWS = 8000  # a step matching more rows than this scores the newest this many (``RecallIndex.search``)
+MAX_NAMED = 3  # a query word naming more entities or speakers than this ("project") names none in particular
 MAX_KEPT = 5  # the rarest words kept after pruning; further ones barely move the top of the list
-# Recency orders pieces that are equally relevant: bm25 within this share of each other, newer first. A boost
-# that outweighs relevance (30% for the newest day, halving every 90 days, in the first version) cost 0.04 of
-# recall@5 on the generated questions, which ask about any time alike; an even tie-break costs nothing there.
-RECENCY_TIE = 0.01
+PART = 500  # entities read at a time when the index is built (a tenth as many daily notes)
+# A named period also asks the index for its best rows inside the period: the words alone may not reach them.
+PERIOD_CANDIDATES = 20
 
 
 class UsageError(ValueError):
@@ -54,6 +63,9 @@ class RecallOptions:
     since: str | None = None
     until: str | None = None
     recency: bool = True
+    today: str | None = None  # YYYY-MM-DD that "last week" counts from; None: the local date
+    explain: bool = False  # each hit says its bm25 and the boosts it got
+    person: str = ""  # the person's own name: a question naming them favours what they said
 
 
 @dataclass
@@ -69,8 +81,10 @@ class Hit:
     vault_path: str | None
     text: str
     score: float
+    explain: dict[str, float | str] | None = None
 
     def to_json(self) -> dict[str, Any]:
+        shown = {"explain": self.explain} if self.explain is not None else {}
         return {
             "kind": self.kind,
             "root": self.root,
@@ -83,7 +97,7 @@ class Hit:
             "vault_path": self.vault_path,
             "text": self.text,
             "score": self.score,
-        }
+        } | shown
 
 
 @dataclass
@@ -98,32 +112,43 @@ class RecallResult:
 def refresh(cfg: Config) -> RecallIndex:
     """The index, current with the memory tree; built from scratch when missing, of another version or broken."""
     path = StateFiles(cfg.state_dir).recall
+    if not writable(path.parent):
+        index = scratch_index()
+        _update(cfg, index)
+        return index
     index, _ = open_index(path)
     try:
         _update(cfg, index)
     except IndexBroken:
-        index.close()
-        path.unlink(missing_ok=True)
-        index, _ = open_index(path)
-        _update(cfg, index)
+        return rebuild(cfg, index)
+    return index
+
+
+def rebuild(cfg: Config, broken: RecallIndex) -> RecallIndex:
+    """A new index in place of one that failed a read or a query.
+
+    A damaged file can look whole where the freshness check reads (its own small table) and fail only in the
+    pages a query walks, so every caller that meets ``IndexBroken`` comes here once and asks again; the index is
+    only a cache of the memory tree, so nothing is lost by dropping it.
+    """
+    broken.close()
+    path = StateFiles(cfg.state_dir).recall
+    path.unlink(missing_ok=True)
+    index, _ = open_index(path)
+    _update(cfg, index)
     return index
 
 
 def refresh_after_pass(cfg: Config) -> None:
-    """Keep an existing index current after a pass that changed something.
-
-    An index nobody has asked for yet is not built here: a first import would pay for a full read of the
-    memory on top of its own; the first query builds it instead. A broken one is dropped for that query too.
+    """Keep the index current after a pass, and build it when there is none (the first import, or the first
+    pass after an upgrade or after someone deleted it), so the first query finds it ready. The build reads the
+    memory a part at a time (``PART``), within the memory a pass keeps to. A broken index is built again.
     """
     path = StateFiles(cfg.state_dir).recall
-    if not path.exists():
+    if not writable(path.parent):
         return
     try:
-        index, _ = open_index(path)
-        try:
-            _update(cfg, index)
-        finally:
-            index.close()
+        refresh(cfg).close()
     except IndexBroken:
         path.unlink(missing_ok=True)
 
@@ -167,7 +192,13 @@ def _read_changed(cfg: Config, index: RecallIndex) -> None:
             files.add(source)
     # An entity's facts carry its name from summary.md: both of its files are indexed together.
     sources = files | {f"life/{rel}/{name}" for rel in rels for name in ("items.json", "summary.md")}
-    docs = read_docs(cfg, rels, [f for f in files if f in found.stats])
+    present = sorted(f for f in files if f in found.stats)
+    ordered = sorted(rels)
+    # A part at a time: the index stages and sorts them itself, so a first build holds one part in memory.
+    docs = itertools.chain(
+        (d for at in range(0, len(ordered), PART) for d in read_docs(cfg, ordered[at : at + PART], [])),
+        (d for at in range(0, len(present), PART // 10) for d in read_docs(cfg, [], present[at : at + PART // 10])),
+    )
     index.replace(sources, docs, {s: found.stats.get(s) for s in sources})
 
 
@@ -208,12 +239,21 @@ def _all_present(index: RecallIndex, query_terms: list[Term]) -> list[Term]:
 
 def recall(cfg: Config, query: str, options: RecallOptions | None = None) -> RecallResult:
     """The best pieces of memory for ``query``, typed as plain words (no query syntax is ever an error)."""
-    options = options or RecallOptions()
+    options = _with_person(cfg, options or RecallOptions())
     index = refresh(cfg)
     try:
-        return search(index, query, options)
+        folders = vault_folders(cfg)
+        try:
+            return search(index, query, options, folders)
+        except IndexBroken:
+            index = rebuild(cfg, index)
+            return search(index, query, options, folders)
     finally:
         index.close()
+
+
+def _with_person(cfg: Config, options: RecallOptions) -> RecallOptions:
+    return options if options.person else replace(options, person=cfg.git.person_name)
 
 
 class Recaller:
@@ -244,30 +284,63 @@ class Recaller:
             index = local.index = refresh(self.cfg)
             local.at = time.monotonic()
         assert index is not None
-        return search(index, query, options or RecallOptions())
+        folders = vault_folders(self.cfg)
+        options = _with_person(self.cfg, options or RecallOptions())
+        try:
+            return search(index, query, options, folders)
+        except IndexBroken:
+            index = local.index = rebuild(self.cfg, index)
+            return search(index, query, options, folders)
 
 
-def search(index: RecallIndex, query: str, options: RecallOptions) -> RecallResult:
-    """``recall`` on an index already current: what a long-running face calls between refreshes."""
+def search(
+    index: RecallIndex, query: str, options: RecallOptions, folders: Mapping[str, str] | None = None
+) -> RecallResult:
+    """``recall`` on an index already current: what a long-running face calls between refreshes. ``folders``:
+    the vault's PARA folder names -> memory's (``vault_folders``), so an entity may be named by its vault folder."""
     result = RecallResult(query)
     limit = max(0, options.limit)
     query_terms = terms(query)
     # The options are checked first, so a mistake in one is said even when the words match nothing.
     filters = Filters(
         options.kinds,
-        _entities(index, options.entity),
+        _entities(index, options.entity, folders or {}),
         options.active_only,
         _day(options.since, "since"),
         _day(options.until, "until"),
     )
+    today = _day(options.today, "today") or date.today().isoformat()
+    named_period = period(query, date.fromisoformat(today))
+    if named_period is not None and named_period.relative:
+        query_terms = terms(query[: named_period.start] + " " + query[named_period.end :]) or query_terms
     plan = plan_terms(index, query_terms)
     planned = plan.terms
     if not planned or not limit:
         return result
     want = max(CANDIDATES, limit)
-    # First the pieces holding every word, common ones included: finding them is an intersection in the index,
-    # cheap even for words in half the memory, and they are what bm25 over all the words puts first. Only when
-    # they are too few are the rarest words asked for one by one (``plan_terms``).
+    found = _candidates(index, query_terms, plan, filters, want)
+    span = index.span(named_period.first, named_period.last) if named_period else None
+    if span and named_period and filters == Filters():
+        for c in index.search(planned, filters, PERIOD_CANDIDATES, rows=span):
+            if named_period.holds(c.doc.ts):
+                found.setdefault(c.doc, c)
+    candidates = list(found.values())
+    q = _question(index, query, query_terms, named_period, options.person)
+    ranked = rank.rank(candidates, index.rows(rank.neighbour_ids(candidates)), q)
+    ordered = rank.order(ranked, q, options.recency)
+    result.hits = [_hit(r, planned, options.explain) for r in ordered[:limit]]
+    return result
+
+
+def _candidates(
+    index: RecallIndex, query_terms: list[Term], plan: Plan, filters: Filters, want: int
+) -> dict[Doc, Candidate]:
+    """The rows bm25 puts first, the candidates re-ranking orders.
+
+    First the pieces holding every word, common ones included: finding them is an intersection in the index,
+    cheap even for words in half the memory, and they are what bm25 over all the words puts first. Only when
+    they are too few are the rarest words asked for one by one (``plan_terms``).
+    """
     found: dict[Doc, Candidate] = {}
     every = _all_present(index, query_terms)
     if len(every) > 1:
@@ -276,15 +349,22 @@ def search(index: RecallIndex, query: str, options: RecallOptions) -> RecallResu
             found[c.doc] = c
     if len(found) < want:
         newest = ROWS if plan.matches > ROWS else 0
-        for c in index.search(planned, filters, want, newest=newest):
+        for c in index.search(plan.terms, filters, want, newest=newest):
             found.setdefault(c.doc, c)
-    candidates = list(found.values())
-    if options.recency:
-        ranked = sorted(candidates, key=_order)
-    else:
-        ranked = sorted(candidates, key=lambda c: (c.doc.status == "superseded", -c.relevance))
-    result.hits = [_hit(c, c.relevance, planned) for c in ranked[:limit]]
-    return result
+    return found
+
+
+def _question(
+    index: RecallIndex, query: str, query_terms: list[Term], named_period: Period | None, person: str
+) -> rank.Question:
+    """The entities and speakers the query names, and the person when it names them."""
+    words = [w for t in query_terms if not t.grams for w in name_words(t.word)]
+    named = index.named(words, MAX_NAMED)
+    own = set(name_words(person))
+    if own & set(words):
+        for word in own & set(words):
+            named.setdefault(word, set()).update({"@me", "@i", "@" + person.strip().lower()})
+    return rank.question(query, named, named_period)
 
 
 def parse_kinds(text: str | None) -> tuple[str, ...]:
@@ -305,33 +385,15 @@ def _day(value: str | None, field: str) -> str | None:
         raise UsageError(f"{value!r} is not a date; use YYYY-MM-DD", field) from None
 
 
-def _entities(index: RecallIndex, wanted: str | None) -> tuple[str, ...]:
-    """The entities ``wanted`` names: a memory path (``areas/people/sarah``), its tail (``people/sarah``), a slug
-    (``sarah``) or a vault folder (``2 Areas/people/sarah``); the path's last part is enough when unique."""
+def _entities(index: RecallIndex, wanted: str | None, vault_folders: Mapping[str, str]) -> tuple[str, ...]:
+    """The entity ``wanted`` names, as every face names one (``memory/identity.py``): its memory path
+    (``areas/people/sarah``), its end (``people/sarah``, ``sarah``) or its vault folder (``2 Areas/people/sarah``)."""
     if not wanted:
         return ()
-    tail = wanted.strip().strip("/").split("/")
-    known = index.entities()
-    for size in range(len(tail), 0, -1):
-        found = tuple(e for e in known if e.split("/")[-size:] == tail[-size:])
-        if found:
-            return found
-    raise UsageError(f"no entity {wanted!r} in the memory", "entity")
-
-
-def _order(candidate: Candidate) -> tuple[bool, int, int]:
-    """Current knowledge first: a superseded fact after every hit that is not; then by bm25, the newer of two
-    pieces within ``RECENCY_TIE`` of each other first."""
-    relevance = max(candidate.relevance, 1e-9)
-    band = math.floor(math.log(relevance) / math.log1p(RECENCY_TIE))
-    return (candidate.doc.status == "superseded", -band, -_day_number(candidate.doc.ts))
-
-
-def _day_number(ts: str | None) -> int:
     try:
-        return date.fromisoformat(ts[:10]).toordinal() if ts else 0
-    except ValueError:
-        return 0
+        return (resolve_entity(wanted, index.entities(), vault_folders),)
+    except (UnknownEntity, AmbiguousEntity) as exc:
+        raise UsageError(str(exc), "entity") from None
 
 
 SNIPPET = 240
@@ -349,8 +411,8 @@ def _snippet(text: str, planned: list[Term]) -> str:
     return ("…" if start else "") + text[start:end].strip() + ("…" if end < len(text) else "")
 
 
-def _hit(candidate: Candidate, score: float, planned: list[Term]) -> Hit:
-    doc = candidate.doc
+def _hit(ranked: rank.Ranked, planned: list[Term], explain: bool) -> Hit:
+    doc = ranked.doc
     lines = (doc.first_line, doc.last_line) if doc.first_line and doc.last_line else None
     return Hit(
         kind=doc.kind,
@@ -363,5 +425,6 @@ def _hit(candidate: Candidate, score: float, planned: list[Term]) -> Hit:
         superseded_by=doc.superseded_by,
         vault_path=doc.vault_path,
         text=_snippet(doc.body, planned),
-        score=round(score, 4),
+        score=round(ranked.score, 4),
+        explain=ranked.explain if explain else None,
     )

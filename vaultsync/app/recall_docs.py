@@ -148,7 +148,7 @@ def _file_date(mem_path: str) -> str | None:
 
 
 def _file_docs(layout: VaultLayout, mem_file: MemFile) -> Iterator[Doc]:
-    from vaultsync.memory.blocks import blocks, sections
+    from vaultsync.memory.blocks import blocks, sections, speaker
 
     try:
         text, _ = strip_bom(decode(mem_file.raw))
@@ -172,4 +172,5 @@ def _file_docs(layout: VaultLayout, mem_file: MemFile) -> Iterator[Doc]:
             last_line=piece.last,
             ts=(file_date or piece.date) if dated_by_name else (piece.date or file_date),
             vault_path=layout.file_note(mem_file.mem_path),
+            speaker=speaker(piece.text) if daily else None,
         )

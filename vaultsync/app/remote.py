@@ -21,8 +21,9 @@ from datetime import datetime
 from pathlib import PurePosixPath
 
 from vaultsync.config import Config
+from vaultsync.core.merge import merge_files
 from vaultsync.engine.options import PassOptions
-from vaultsync.fs import FileChanged, atomic_write
+from vaultsync.fs import FileChanged, atomic_write, read_or_none
 from vaultsync.git.remote import Remote, Unreachable
 from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import Author, GitFailed, NotARepository
@@ -165,8 +166,12 @@ class RemoteRound:
         return sha
 
     def _follow(self, old: str, new: str) -> None:
-        """The work tree and index after HEAD moved; a file changed here meanwhile keeps its content, and the
-        remote's version of it is kept beside it as a conflict copy."""
+        """The work tree and index after HEAD moved; a file changed here meanwhile gets the remote's change merged
+        line-wise into it, or, when the two touch the same lines, keeps its content, and the remote's version of
+        it is kept beside it as a conflict copy.
+
+        A note held out of git for a secret is such a file: it holds this machine's later writes uncommitted, so
+        the person removing the secret on another device must merge into it, not clash with it."""
         assert self.remote is not None
         layout = self.cfg.layout
         keep = [self.cfg.vault / folder for folder in (*layout.para_folders().values(), layout.daily)]
@@ -174,6 +179,8 @@ class RemoteRound:
         stamp = self.options.now().strftime("%Y%m%d-%H%M%S")
         copies = []
         for path, data in followed.kept.items():
+            if self._merged(path, followed.bases.get(path), data):
+                continue
             copy = copy_name(path, stamp)
             try:
                 atomic_write(self.cfg.vault / copy, data, None)
@@ -188,6 +195,22 @@ class RemoteRound:
             sha = VaultRepo(self.cfg.vault).commit(copies, message, self.agent)
             if sha:
                 self.found.commits.append(sha)
+
+    def _merged(self, path: str, base: bytes | None, incoming: bytes) -> bool:
+        """Whether the remote's change to ``path`` merged cleanly into the version on disk, written in its place."""
+        target = self.cfg.vault / path
+        disk = read_or_none(target)
+        if base is None or disk is None:
+            return False
+        merged, clash = merge_files(base, disk, incoming)
+        if clash:
+            return False
+        try:
+            if merged != disk:
+                atomic_write(target, merged, disk)
+        except (FileChanged, OSError):
+            return False
+        return True
 
     # -- after the pass -------------------------------------------------------------------------------------
     def after(self, report: Report) -> None:

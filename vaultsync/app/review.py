@@ -10,21 +10,31 @@ from __future__ import annotations
 
 import difflib
 import json
-import shlex
-import subprocess
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from vaultsync.app.edits import MemoryEditError, edit_facts, write_summary
+from vaultsync.app.facts import vault_folders
+from vaultsync.app.program import ProgramFailed, run_program
 from vaultsync.config import Config
 from vaultsync.core.review import EntityFacts, Finding, review_entity
-from vaultsync.core.review_note import ReviewNoteError, generated_section, mark_applied, review_note, ticked, week_of
+from vaultsync.core.review_note import (
+    ReviewNoteError,
+    generated_section,
+    keep_typed,
+    mark_applied,
+    review_note,
+    ticked,
+    typed_lines,
+    week_of,
+)
 from vaultsync.core.timeline import TIMELINE, timeline
 from vaultsync.fs import FileChanged, atomic_write, read_or_none, run_lock
 from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import Author, GitFailed, NotARepository
+from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_entity
 from vaultsync.memory.tree import MemEntity, scan_memory
 from vaultsync.model import ExitCode, Problem, Severity
 from vaultsync.state.files import StateFiles
@@ -120,17 +130,27 @@ def _write_notes(cfg: Config, result: ReviewResult, entities: dict[str, MemEntit
 
 
 def _write_review_note(cfg: Config, result: ReviewResult, text: str) -> bool:
+    """This week's note, rewritten with the new findings; what the person typed into it stays (``keep_typed``)."""
     path = cfg.vault / result.note
     old = read_or_none(path)
     if old is not None:
         try:
-            waiting = ticked(old.decode("utf-8", "replace"))
+            typed = old.decode("utf-8")
+            waiting: list[Any] = ticked(typed)
+        except UnicodeDecodeError:
+            result.problems.append(Problem(str(path), "is not UTF-8 text; note left as it is", Severity.WARNING))
+            return False
         except ReviewNoteError:
             waiting = [None]
         if waiting:
             message = "holds ticked fixes not applied yet; run `vaultsync review --fix` first; note left as it is"
             result.problems.append(Problem(str(path), message, Severity.WARNING))
             return False
+        kept = len(typed_lines(typed))
+        text = keep_typed(typed, text)
+        if kept and text.encode() != old:
+            message = f"rewritten with this review's findings; the {kept} line(s) you typed were kept"
+            result.problems.append(Problem(str(path), message, Severity.NOTE))
     return _replace(path, text.encode(), result)
 
 
@@ -171,31 +191,25 @@ def fix(cfg: Config, today: date | None = None) -> ReviewResult:
         try:
             tasks = ticked(raw.decode("utf-8"))
         except (UnicodeDecodeError, ReviewNoteError) as exc:
-            result.problems.append(Problem(str(note), f"{exc}; no fix applied"))
-            return result
+            # One note that cannot be read as written waits for its fix; the other notes' fixes go on.
+            result.problems.append(Problem(str(note), f"{exc}; no fix of this note applied"))
+            continue
         if tasks:
             plans.append((note, raw, tasks))
     entities = _scan(cfg, result) if plans else {}
     edits: dict[str, dict[str, dict[str, Any]]] = {}
     regen: list[str] = []
-    for note, _, tasks in plans:
-        for task in tasks:
-            entity = entities.get(task.entity)
-            if entity is None:
-                result.problems.append(Problem(str(note), f"line {task.line + 1}: no entity {task.entity}"))
-                return result
-            if task.fix.action == "regenerate":
-                regen.append(task.entity)
-                continue
-            old, by = task.fix.ids[0], task.fix.by
-            ids = {str(f.get("id")): f for _, f in entity.facts if isinstance(f, dict)}
-            if old not in ids or by not in ids:
-                message = f"line {task.line + 1}: {task.entity} has no fact {old if old not in ids else by}"
-                result.problems.append(Problem(str(note), message + "; no fix applied"))
-                return result
-            key = "superseded_by" if "superseded_by" in ids[old] else "supersededBy"
-            edits.setdefault(task.entity, {})[old] = {"status": "superseded", key: by}
-            result.applied.append(f"{task.entity}: {old} superseded by {by}")
+    usable = []
+    for note, raw, tasks in plans:
+        found = _note_fixes(note, tasks, entities, result)
+        if found is None:
+            continue
+        usable.append((note, raw, tasks))
+        for rel, changes in found[0].items():
+            edits.setdefault(rel, {}).update(changes)
+        regen += found[1]
+        result.applied += found[2]
+    plans = usable
     try:
         if edits:
             subject = f"review: {'; '.join(result.applied)}"
@@ -210,13 +224,40 @@ def fix(cfg: Config, today: date | None = None) -> ReviewResult:
     return result
 
 
+def _note_fixes(
+    note: Path, tasks: list[Any], entities: dict[str, MemEntity], result: ReviewResult
+) -> tuple[dict[str, dict[str, dict[str, Any]]], list[str], list[str]] | None:
+    """The edits, regenerations and lines to say for one note's ticked fixes; None (reported) when one of them
+    no longer applies, and then none of that note's is applied."""
+    edits: dict[str, dict[str, dict[str, Any]]] = {}
+    regen: list[str] = []
+    said: list[str] = []
+    for task in tasks:
+        entity = entities.get(task.entity)
+        if entity is None:
+            result.problems.append(Problem(str(note), f"line {task.line + 1}: no entity {task.entity}; no fix applied"))
+            return None
+        if task.fix.action == "regenerate":
+            regen.append(task.entity)
+            continue
+        old, by = task.fix.ids[0], task.fix.by
+        ids = {str(f.get("id")): f for _, f in entity.facts if isinstance(f, dict)}
+        if old not in ids or by not in ids:
+            message = f"line {task.line + 1}: {task.entity} has no fact {old if old not in ids else by}"
+            result.problems.append(Problem(str(note), message + "; no fix of this note applied"))
+            return None
+        key = "superseded_by" if "superseded_by" in ids[old] else "supersededBy"
+        edits.setdefault(task.entity, {})[old] = {"status": "superseded", key: by}
+        said.append(f"{task.entity}: {old} superseded by {by}")
+    return edits, regen, said
+
+
 def _mark(cfg: Config, plans: list[Any], today: date, result: ReviewResult) -> None:
     written = []
     for note, raw, tasks in plans:
         text = raw.decode("utf-8")
-        newline = "\r\n" if "\r\n" in text else "\n"
         try:
-            atomic_write(note, mark_applied(text, [t.line for t in tasks], today, newline).encode(), raw)
+            atomic_write(note, mark_applied(text, [t.line for t in tasks], today).encode(), raw)
         except FileChanged:
             result.problems.append(Problem(str(note), "changed meanwhile; applied fixes not marked", Severity.WARNING))
             continue
@@ -231,9 +272,11 @@ def regenerate(cfg: Config, rels: list[str] | None, today: date | None = None, d
     today = today or date.today()
     result = ReviewResult()
     entities = _scan(cfg, result)
-    for rel in rels if rels is not None else sorted(entities):
-        if rel not in entities:
-            result.problems.append(Problem(str(cfg.life / rel), "no such entity"))
+    for name in rels if rels is not None else sorted(entities):
+        try:
+            rel = resolve_entity(name, entities, vault_folders(cfg))
+        except (UnknownEntity, AmbiguousEntity) as exc:
+            result.problems.append(Problem(str(cfg.life / name), str(exc)))
             continue
         try:
             result.commits += _regenerate_one(cfg, entities[rel], today, dry_run, result)
@@ -267,11 +310,9 @@ def _external(cfg: Config, rel: str, summary: str, facts: list[Any], result: Rev
     """The summary an external program writes from JSON on stdin; None (reported) when it fails or says nothing."""
     payload = json.dumps({"entity": rel, "summary": summary, "facts": facts}, ensure_ascii=False)
     try:
-        done = subprocess.run(
-            shlex.split(cfg.review.command), input=payload, capture_output=True, text=True, timeout=300, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        result.problems.append(Problem(cfg.review.command, f"could not run: {exc}; {rel} unchanged", Severity.WARNING))
+        done = run_program(cfg.review.command, payload, timeout=300)
+    except ProgramFailed as exc:
+        result.problems.append(Problem(cfg.review.command, f"{exc}; {rel} unchanged", Severity.WARNING))
         return None
     if done.returncode != 0 or not done.stdout.strip():
         why = f"exit {done.returncode}" if done.returncode else "an empty answer"

@@ -19,6 +19,7 @@ from vaultsync.engine.run import Around, run_pass
 from vaultsync.fs import LockHeld
 from vaultsync.model import ExitCode, Report
 from vaultsync.state import runs
+from vaultsync.state.files import StateFiles
 
 __all__ = ["LockHeld", "PassOptions", "git_missing", "overview", "status", "summary", "sync"]
 
@@ -66,9 +67,10 @@ def sync(
             raise
         if not options.dry_run:
             _record(cfg, kind, report.exit_code, runs.summarize(report))
-        if not (report.quick or report.dry_run or report.stopped):
-            # What the pass left in the memory tree goes into the recall index; the quick no-change pass has
-            # nothing to add and does not even import it.
+        if not (report.dry_run or report.stopped) and not (report.quick and StateFiles(cfg.state_dir).recall.exists()):
+            # What the pass left in the memory tree goes into the recall index, built here when missing so that
+            # no query waits for it; the quick no-change pass with an index has nothing to add and does not even
+            # import it.
             from vaultsync.app.recall import refresh_after_pass
 
             refresh_after_pass(cfg)

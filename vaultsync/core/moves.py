@@ -14,6 +14,7 @@ from pathlib import Path
 from vaultsync.core.plan import Action, Plan
 from vaultsync.keys import entity_key, facts_of, file_key, is_fact, is_file, mem_path_of, rel_of, split_fact_key
 from vaultsync.memory.tree import MemoryScan
+from vaultsync.names import composed
 from vaultsync.state.base import BaseEntry
 from vaultsync.state.walk import MemoryWalk
 from vaultsync.vault.layout import slug_of
@@ -59,16 +60,19 @@ def pair_moves(gone: Mapping[str, set[str]], fresh: Mapping[str, set[str]]) -> l
     First the same folder name (with a shared fact, or no facts to compare), then, for a folder renamed as
     well, most of the same fact notes. The folder name goes first because agents that number each entity's
     facts (``f001``) give every entity the same note names: moving a whole kind folder (``people`` to
-    ``contacts``) must not make each of its entities ambiguous.
+    ``contacts``) must not make each of its entities ambiguous. Names are compared composed (NFC): a sync app
+    from macOS decomposes them.
     """
     olds = sorted(gone)
     by_slug: dict[str, list[str]] = {}
     for old in olds:
-        by_slug.setdefault(slug_of(old), []).append(old)
+        by_slug.setdefault(composed(slug_of(old)), []).append(old)
+    gone = {rel: {composed(n) for n in notes} for rel, notes in gone.items()}
+    fresh = {rel: {composed(n) for n in notes} for rel, notes in fresh.items()}
     moves: dict[str, str] = {}
     taken: set[str] = set()
     for new in sorted(fresh):
-        named = [old for old in by_slug.get(slug_of(new), []) if _shares(gone[old], fresh[new])]
+        named = [old for old in by_slug.get(composed(slug_of(new)), []) if _shares(gone[old], fresh[new])]
         if len(named) == 1 and named[0] not in taken:
             moves[new] = named[0]
             taken.add(named[0])

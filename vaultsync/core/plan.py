@@ -83,7 +83,10 @@ def tag_for(kind: str) -> str:
 
 
 def summary_bytes(content: EntityContent | None, old: Summary | None) -> bytes:
-    """summary.md for ``content``, keeping the original frontmatter text, BOM and line endings."""
+    """summary.md for ``content``, keeping the original frontmatter text, BOM and line endings.
+
+    The line endings are the memory file's own, whatever the note's are (a sync app may convert a whole vault to
+    CRLF): CRLF where summary.md has them, LF otherwise, a new file included."""
     content = content or EntityContent({}, "")
     if not content.props:
         text = content.body
@@ -91,8 +94,9 @@ def summary_bytes(content: EntityContent | None, old: Summary | None) -> bytes:
         text = f"---\n{old.fm_text}---\n{content.body}"
     else:
         text = f"---\n{dump_properties(content.props, date_keys=DATE_KEYS)}---\n{content.body}"
+    text = text.replace("\r\n", "\n")
     if old and newline_of(old.raw.decode()) == "\r\n":
-        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+        text = text.replace("\n", "\r\n")
     return (("\ufeff" if old and old.bom else "") + text).encode()
 
 

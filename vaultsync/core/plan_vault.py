@@ -9,6 +9,7 @@ from typing import Any
 
 from vaultsync.core.plan import ISO_DAY, PlanTarget, display_name, tag_for
 from vaultsync.core.scope import Names
+from vaultsync.core.world import Minted
 from vaultsync.keys import FILE, entity_key, fact_key, mem_path_of
 from vaultsync.model import EntityContent, Problem, Record, Severity, canonical
 from vaultsync.vault.layout import slug_of
@@ -75,7 +76,12 @@ class VaultSide(PlanTarget):
             for note, record in facts.items():
                 settings = self.layout.layout
                 view = FactView(
-                    entity_link(rel), tuple(mentions_of[note]), superseded, settings.daily, settings.fact_text_property
+                    entity_link(rel),
+                    tuple(mentions_of[note]),
+                    superseded,
+                    settings.daily,
+                    settings.fact_text_property,
+                    links.has,  # a day whose daily note is not in the vault gets no link (``daily_link``)
                 )
                 props = fact_properties(record, view)
                 self.fact_derived[fact_key(rel, note)] = {k: props[k] for k in FACT_DERIVED if k in props}
@@ -129,7 +135,8 @@ class VaultSide(PlanTarget):
         if minted:
             text = render_fact(record, view, props).encode()
             self.add("vault", "write", path, text, existing.raw if existing else None, (key,))
-            self.add("vault", "delete", minted.old_path, None, minted.old_raw, (key,))
+            if not self._taken(minted):
+                self.add("vault", "delete", minted.old_path, None, minted.old_raw, (key,))
             return
         if existing is not None:
             if existing.broken:
@@ -189,11 +196,19 @@ class VaultSide(PlanTarget):
                 self.add("vault", "delete", ventity.note.path, None, ventity.note.raw, (entity_key(rel),))
         for key, minted in self.world.minted.items():
             # A renamed note of a fact the agent deleted meanwhile goes with it (its move is not an edit).
-            if key not in self.skipped and minted.note_id not in self.final_facts.get(minted.rel, {}):
+            gone = minted.note_id not in self.final_facts.get(minted.rel, {})
+            if key not in self.skipped and gone and not self._taken(minted):
                 self.add("vault", "delete", minted.old_path, None, minted.old_raw, (key,))
 
     def _minted_paths(self) -> set[str]:
         return {m.old_path for m in self.world.minted.values()}
+
+    def _taken(self, minted: Minted) -> bool:
+        """The renamed note's old place is another fact's note, written over it (``core/vault_facts._collides``):
+        no deletion of it, which would remove that fact's note."""
+        stem = minted.old_path.rsplit("/", 1)[-1].removesuffix(".md")
+        live = self.final_facts.get(minted.rel, {})
+        return stem in live and self.layout.fact_note(minted.rel, stem) == minted.old_path
 
     def _vault_files(self) -> None:
         for key, state in self.world.units.items():

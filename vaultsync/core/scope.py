@@ -26,6 +26,7 @@ from vaultsync.names import daily_date, fold, name_problem
 from vaultsync.state.snapshot import Seen
 from vaultsync.vault.layout import VaultLayout, slug_of
 from vaultsync.vault.links import LinkIndex, mention_strings, note_stem
+from vaultsync.vault.notes import source_day
 from vaultsync.vault.scan import CONFLICT_MARK
 
 if TYPE_CHECKING:
@@ -213,7 +214,20 @@ class Context:
             # on the change: a folder moved keeps each name's count, and every link as short as it was.
             if (self.outside[stem] + before[stem] > 1) != (self.outside[stem] + now[stem] > 1):
                 return f"a note named {stem!r} changes which links are short"
+            if (self.outside[stem] + before[stem] > 0) != (self.outside[stem] + now[stem] > 0) and self._cite(stem):
+                return f"the daily note {stem} comes or goes, and facts out of scope link to it or will"
         return ""
+
+    def _cite(self, day: str) -> bool:
+        """Whether a fact out of scope names ``day`` as its source: its note links to that daily note only
+        while the note exists (``vault/notes.daily_link``). Asked only when a day's note comes or goes."""
+        if daily_date(f"{day}.md") is None:
+            return False
+        needle = day.encode()
+        return any(
+            needle in data and rel_of(key) not in self.scope.rels and source_day(json.loads(data).get("source")) == day
+            for key, data in self.base_facts()
+        )
 
     def _naming(self, changed: Iterable[str], names: Mapping[str, Names]) -> set[str]:
         """The entities with a fact whose text holds a name ``changed`` entities (created, renamed or deleted) had

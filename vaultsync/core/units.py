@@ -109,7 +109,8 @@ def gather(
             world.foreign.append(note.path)
             continue
         state = world.unit(key, FILE)
-        state.vault = _file_note(world, note, state.base)
+        like = state.memory if isinstance(state.memory, bytes) else state.base
+        state.vault = _file_note(world, note, state.base, like)
         state.vault_note = note
     world.foreign += vault.foreign
     for state in world.units.values():
@@ -120,7 +121,7 @@ def gather(
     return world
 
 
-def _file_note(world: World, note: Note, base: Any) -> bytes | Any:
+def _file_note(world: World, note: Note, base: Any, like: Any) -> bytes | Any:
     """A mirrored file's note as this pass reads it.
 
     An empty note is left alone (UNKNOWN, with a warning): Obsidian leaves one behind when it creates a note,
@@ -132,7 +133,21 @@ def _file_note(world: World, note: Note, base: Any) -> bytes | Any:
         return b""
     if note.empty:
         world.problems.append(Problem(note.path, EMPTY_NOTE, Severity.WARNING, standing=True))
-    return UNKNOWN if note.broken else note.raw
+    return UNKNOWN if note.broken else in_style(note.raw, like)
+
+
+def in_style(raw: bytes, like: Any) -> bytes:
+    """``raw`` with the line endings of the memory file ``like`` (its bytes now, else as last synced), when that
+    file uses one kind throughout: line endings are the memory's, so a sync app or an editor converting the
+    vault's notes is no edit, and a real edit reaches the file in its own style."""
+    if not isinstance(like, bytes):
+        return raw
+    crlf = like.count(b"\r\n")
+    if crlf == 0 and b"\n" in like:
+        return raw.replace(b"\r\n", b"\n")
+    if crlf and crlf == like.count(b"\n"):
+        return raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+    return raw
 
 
 def _memory_entity(world: World, rel: str, entity: MemEntity, base_facts: dict[str, tuple[Record, int]]) -> None:

@@ -12,7 +12,9 @@ from vaultsync.core.claims import Claim, Kind, claim
 from vaultsync.core.decide import UNKNOWN
 from vaultsync.core.world import Minted, UnitState, World
 from vaultsync.keys import ENTITY, FACT, entity_key, fact_key
+from vaultsync.memory.identity import next_fact_id
 from vaultsync.model import Problem, Record, Severity
+from vaultsync.names import composed
 from vaultsync.vault.layout import slug_of
 from vaultsync.vault.notes import NoteError, entity_content, fact_record, same_value
 from vaultsync.vault.scan import Note, VaultEntity
@@ -50,12 +52,25 @@ def vault_entity(
     renamed = {
         note.body.strip(): stem
         for stem, note in ventity.facts.items()
-        if stem not in known and not note.broken and _is_minted(slug_of(rel), stem) and note.props.get("id") == stem
+        if stem not in known and not note.broken and _is_minted(stem) and note.props.get("id") == stem
     }
     note_ids = {n: str(r["id"]) for n, (_, r) in world.mem_facts.get(rel, {}).items() if isinstance(r.get("id"), str)}
+    # A note renamed in Obsidian has every link to it rewritten to its new name: that name stands for its id.
+    for stem, note in ventity.facts.items():
+        if isinstance(note.props.get("id"), str) and not note.broken:
+            note_ids.setdefault(stem, note.props["id"])
     fresh: dict[str, Note] = {}
+    # A note of a known fact whose name a sync app decomposed (NFD) is that fact's note, id property or not.
+    unseen = {composed(n): n for n in known if n not in ventity.facts and not n.isascii()}
     for stem, note in ventity.facts.items():
         key = fact_key(rel, stem)
+        own = unseen.get(composed(stem)) if stem not in known else None
+        if own is not None and not note.broken:
+            _adopt(world, rel, own, note, style, note_ids)
+            continue
+        if stem in known and _collides(world, rel, stem, note):
+            _new_fact(world, rel, stem, note, style, ids_seen, today, known, note_ids, False)
+            continue
         if stem in known:
             state = world.unit(key, FACT)
             state.vault_note = note
@@ -82,12 +97,38 @@ def vault_entity(
     # Ids kept and notes adopted first, so that an id minted for another note cannot take theirs.
     for stem, note in sorted(fresh.items(), key=lambda item: claims[item[0]].kind is Kind.MINT):
         found = claims[stem]
-        if found.kind is Kind.ADOPT:
+        if found.kind is Kind.ADOPT and _collides(world, rel, found.note, note):
+            _new_fact(world, rel, stem, note, style, ids_seen, today, known, note_ids, False)
+        elif found.kind is Kind.ADOPT:
             _adopt(world, rel, found.note, note, style, note_ids)
+        elif found.kind is Kind.COPY and _retyped(note, ventity.facts.get(found.note)):
+            _new_fact(world, rel, stem, note, style, ids_seen, today, known, note_ids, False)
         elif found.kind in (Kind.COPY, Kind.AMBIGUOUS):
             _unclaimed(world, rel, stem, note, found)
         else:
             _new_fact(world, rel, stem, note, style, ids_seen, today, known, note_ids, found.kind is Kind.KEEP)
+
+
+def _collides(world: World, rel: str, known: str, note: Note) -> bool:
+    """The person made a note under the name or id of a fact the agent added since the last pass (both sides
+    created the same id in one interval), with other text: two facts, so the note's gets an id of its own.
+
+    Only in an entity already synced: after a killed first import, notes with no base are the memory's own."""
+    state = world.units.get(fact_key(rel, known))
+    synced = world.units.get(entity_key(rel))
+    if state is None or state.base is not None or synced is None or synced.base is None or note.broken:
+        return False
+    text = note.body.strip()
+    return isinstance(state.memory, dict) and bool(text) and text != str(state.memory.get("fact", "")).strip()
+
+
+def _retyped(copy: Note, original: Note | None) -> bool:
+    """A copy of a fact note (Obsidian's "Make a copy") whose text the person has since changed: a new fact.
+
+    An unchanged copy is a duplicate (a sync app's, or one made a moment ago) and says nothing new: it waits."""
+    if original is None or original.broken:
+        return False
+    return bool(copy.body.strip()) and copy.body.strip() != original.body.strip()
 
 
 def _held_id(state: UnitState | None) -> object:
@@ -179,10 +220,16 @@ def _new_fact(
     # says nothing, so it is dropped like an empty one and gets the default below.
     record = {k: v for k, v in record.items() if v is not None and not _template_variable(v)}
     record["fact"] = str(record.get("fact", "")).strip()
+    if not record["fact"]:
+        # Obsidian creates the note, then the person types: an empty fact now, renamed under the editor, would
+        # lose what they type next. It becomes a fact once it has text.
+        world.unit(fact_key(rel, stem), FACT).vault = UNKNOWN
+        world.problems.append(Problem(note.path, NO_TEXT_YET, Severity.NOTE, standing=True))
+        return
     fact_id = record.get("id")
     taken = known | ids_seen.get(rel, set()) | {str(r.get("id")) for _, r in world.mem_facts.get(rel, {}).values()}
     if not keep_id or not isinstance(fact_id, str):
-        fact_id = _mint(slug_of(rel), taken)
+        fact_id = _mint(world, rel, taken)
     text = record.pop("fact")
     record = {"id": fact_id, "fact": text, **{k: v for k, v in record.items() if k != "id"}}
     record.setdefault("status", "active")
@@ -198,6 +245,7 @@ def _new_fact(
         world.minted[key] = Minted(rel, fact_id, note.path, note.raw)
 
 
+NO_TEXT_YET = "a new fact note with no text yet; it becomes a fact once its text is typed below the properties"
 _TEMPLATE_VARIABLE = re.compile(r"\{\{[^{}]*\}\}\Z")
 
 
@@ -205,11 +253,14 @@ def _template_variable(value: Any) -> bool:
     return isinstance(value, str) and _TEMPLATE_VARIABLE.match(value.strip()) is not None
 
 
-def _mint(slug: str, taken: set[str]) -> str:
-    n = 1 + max((int(t.rsplit("-m", 1)[1]) for t in taken if _is_minted(slug, t)), default=0)
-    return f"{slug}-m{n:03d}"
+def _mint(world: World, rel: str, taken: set[str]) -> str:
+    """The id of a fact the person made: the entity's own scheme, as an agent-side write gives one
+    (``memory/identity.py``), so an entity's ids read as one sequence whoever added the fact."""
+    held = sorted(world.mem_facts.get(rel, {}).values(), key=lambda item: item[0])
+    ids = [r["id"] for _, r in held if isinstance(r.get("id"), str)]
+    return next_fact_id(slug_of(rel), ids, taken)
 
 
-def _is_minted(slug: str, fact_id: str) -> bool:
-    prefix = f"{slug}-m"
-    return fact_id.startswith(prefix) and fact_id[len(prefix) :].isdigit()
+def _is_minted(fact_id: str) -> bool:
+    """Whether a name looks like an id a pass gives (it ends in a number), for finishing a killed rename."""
+    return fact_id[-1:].isdigit()

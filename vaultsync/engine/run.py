@@ -11,6 +11,7 @@ import contextlib
 from typing import Protocol
 
 from vaultsync.config import Config
+from vaultsync.disk import writable
 from vaultsync.engine.options import PassOptions
 from vaultsync.engine.quick import QuickCheck
 from vaultsync.fs import run_lock
@@ -43,7 +44,10 @@ def run_pass(
     if missing:
         report.stopped = f"missing root folder(s): {', '.join(missing)}; check the config ({cfg.source})"
         return report
-    with contextlib.nullcontext() if lock_held else run_lock(StateFiles(cfg.state_dir).lock):
+    # A pass that writes nothing needs no lock where none can be made: on a read-only vault (a mounted snapshot)
+    # no pass can write either, and ``status`` still answers.
+    unlocked = lock_held or (options.dry_run and not writable(cfg.state_dir))
+    with contextlib.nullcontext() if unlocked else run_lock(StateFiles(cfg.state_dir).lock):
         if around is None:
             return _locked(cfg, options, report)
         report.stopped = around.before() or ""

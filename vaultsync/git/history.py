@@ -61,9 +61,11 @@ def log(
     since: str | None = None,
     limit: int | None = None,
     follow: bool = False,
+    start: str | None = None,
 ) -> list[Commit]:
     """The commits touching ``pathspecs`` (git pathspecs; none: every path), newest first, with the files each
-    changed among them. Moves and renames are paired (``-M``); ``follow`` tracks one file across renames."""
+    changed among them. Moves and renames are paired (``-M``); ``follow`` tracks one file across renames;
+    ``start``: a commit to walk back from instead of HEAD."""
     args = ["log", "-z", "-M", "--name-status", f"--format={FORMAT}"]
     if follow:
         args.append("--follow")
@@ -73,7 +75,7 @@ def log(
         args.append(f"-n{limit}")
     if not _git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}").strip():
         return []
-    out = _git(root, *args, "--", *pathspecs).decode("utf-8", errors="replace")
+    out = _git(root, *args, *([start] if start else []), "--", *pathspecs).decode("utf-8", errors="replace")
     commits = []
     for chunk in out.split(RECORD)[1:]:
         header, _, rest = chunk.partition("\0")
@@ -93,6 +95,14 @@ def log(
                 break
         commits.append(commit)
     return commits
+
+
+def messages_with(root: Path, text: str) -> list[tuple[str, str]]:
+    """(sha, whole message) of every commit whose message holds ``text`` (taken literally), newest first."""
+    if not _git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}").strip():
+        return []
+    out = _git(root, "log", "-z", "--fixed-strings", f"--grep={text}", "--format=%H%x1f%B").decode(errors="replace")
+    return [(sha, body) for sha, _, body in (c.partition(FIELD) for c in out.split("\0") if c.strip())]
 
 
 def blobs(root: Path, specs: Sequence[str]) -> list[bytes | None]:

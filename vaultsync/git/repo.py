@@ -10,6 +10,7 @@ first, so ``git status`` stays clean and a later obsidian-git commit cannot undo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import subprocess
@@ -144,8 +145,40 @@ class VaultRepo:
         wanted = sorted(set(paths))
         if not wanted:
             return None
-        if unstaged := [path for path in wanted if path not in staged]:
-            self._stage(unstaged)
+        try:
+            if unstaged := [path for path in wanted if path not in staged]:
+                self._stage(unstaged)
+            return self._commit_staged(wanted, message, author)
+        except GitFailed:
+            self._unstage(wanted)
+            raise
+
+    def _unstage(self, paths: list[str]) -> None:
+        """Put the real index's entries for ``paths`` back to HEAD's, as ``git restore --staged`` does.
+
+        A commit that failed (a lock file a killed git left, a full disk) must not leave the person's next
+        ``git commit`` holding notes vaultsync staged for its own; the files themselves are untouched and the next
+        pass commits them. When git cannot even do this (the index itself is locked), nothing was staged either.
+        """
+        literal = {"GIT_LITERAL_PATHSPECS": "1"}
+        with contextlib.suppress(GitFailed):
+            if self._head():
+                self.git.text(
+                    "reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul", stdin=nul_list(paths), env=literal
+                )
+            else:
+                self.git.text(
+                    "rm",
+                    "--cached",
+                    "-q",
+                    "--ignore-unmatch",
+                    "--pathspec-from-file=-",
+                    "--pathspec-file-nul",
+                    stdin=nul_list(paths),
+                    env=literal,
+                )
+
+    def _commit_staged(self, wanted: list[str], message: str, author: Author) -> str | None:
         # Many paths: copy what the real index now holds rather than hash every file a second time.
         copy = len(wanted) >= COPY_ENTRIES_MIN
         index = self.git_dir / PRIVATE_INDEX

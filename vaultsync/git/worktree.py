@@ -27,6 +27,7 @@ class Followed:
     paths: list[str] = field(default_factory=list)  # every path that differs between the two commits
     written: list[str] = field(default_factory=list)  # written or deleted on disk
     kept: dict[str, bytes] = field(default_factory=dict)  # changed here meanwhile: path -> the incoming version
+    bases: dict[str, bytes] = field(default_factory=dict)  # of those, the old commit's version, when a plain file
 
 
 def differences(git: Git, old: str, new: str) -> dict[str, tuple[Entry | None, Entry | None]]:
@@ -49,7 +50,7 @@ def follow(git: Git, old: str, new: str, keep: Collection[Path]) -> Followed:
     when a deletion empties them (the vault's top folders, which a pass expects to exist)."""
     changed = differences(git, old, new)
     result = Followed(paths=sorted(changed))
-    wanted = sorted({entry[1] for _, entry in changed.values() if entry and entry[0] in PLAIN})
+    wanted = sorted({entry[1] for pair in changed.values() for entry in pair if entry and entry[0] in PLAIN})
     query = "".join(f"{oid}\n" for oid in wanted).encode()
     found = batch_objects(git.bytes("cat-file", "--batch", stdin=query)) if wanted else []
     content = {oid: got[2] for oid, got in zip(wanted, found, strict=True) if got is not None}
@@ -72,6 +73,8 @@ def follow(git: Git, old: str, new: str, keep: Collection[Path]) -> Followed:
         if on_disk != (before[1] if before else None):
             if incoming is not None:
                 result.kept[path] = incoming
+                if before is not None and before[1] in content:
+                    result.bases[path] = content[before[1]]
             info.append(_index_line(path, after))
             continue
         try:

@@ -14,6 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 DATE_TAG = re.compile(r"\[(\d{4}-\d{2}-\d{2})\]")
+# A line's speaker, as chat logs and meeting notes write it: "- **Sam**: ...", "**Sam:** ...", "Sam: ...".
+SPEAKER = re.compile(
+    r"\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*([^*\n]{1,40}?)\s*(?::\*\*|\*\*\s*:)"
+    "|([A-Z][\\w'\u2019.-]*(?: [A-Z][\\w'\u2019.-]*){0,2}):\\s)"
+)
 # Tokens whose ``map`` is one block a hit can point at; list items show up through their paragraphs.
 BLOCK_TOKENS = frozenset({"paragraph_open", "fence", "code_block", "table_open", "html_block"})
 
@@ -88,3 +93,10 @@ def blocks(text: str) -> list[Piece]:
                 tag = DATE_TAG.search(body)
                 pieces.append(Piece(first, last, body, heading, tag.group(1) if tag else None))
     return pieces
+
+
+def speaker(text: str) -> str | None:
+    """The label a piece's first line opens with (``**Sam**:``), lower case: who said or wrote it."""
+    m = SPEAKER.match(text)
+    label = (m.group(1) or m.group(2)).strip().lower() if m else ""
+    return label or None

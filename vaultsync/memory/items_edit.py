@@ -201,8 +201,10 @@ def _insertion(
         last_start, last_end = spans[-1]
         indent = _line_indent(text, last_start)
         if _starts_line(text, last_start):
+            # One item a line: a new one is one line too when the last is, as in a file of one-line objects.
             separator = "," + newline + indent
-            pieces = [_reindent(block, indent, newline) for block in blocks]
+            one_line = "\n" not in text[last_start:last_end]
+            pieces = list(inlines) if one_line else [_reindent(block, indent, newline) for block in blocks]
         elif "\n" in text[last_start:last_end]:
             # Hugging layout such as "}, {": keep hugging, but nest like the item before.
             separator = ", "

@@ -16,9 +16,11 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import socket
 import sys
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
+from urllib.parse import quote
 
 from fastapi import Body, Depends, FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -28,33 +30,34 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 
 from vaultsync import __version__
-from vaultsync.app import capture, entities, memory
-from vaultsync.app.context import BUDGET, context
+from vaultsync.app import conflicts, entities, inbox, memory
 from vaultsync.app.facts import Ambiguous, Invalid, NotFound, Unreadable
+from vaultsync.app.faults import refused
 from vaultsync.app.history import HistoryError, history
 from vaultsync.app.recall import Recaller, RecallOptions, UsageError, parse_kinds
 from vaultsync.app.sync import LockHeld, PassOptions, overview, sync
 from vaultsync.config import Config
+from vaultsync.server import models, plugin_routes, turn_routes
 from vaultsync.server.events import Events
+from vaultsync.server.models import errors
 
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 OBSIDIAN_ORIGIN = "app://obsidian.md"
 MAX_BODY = 64 * 1024
 RETRY_AFTER = "2"
+STOP_WAIT = 2  # seconds a stopping server waits for open requests before it ends them
 log = logging.getLogger("vaultsync.server")
 
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(HTTPBearer(auto_error=False))]
 Text = Annotated[str, Field(min_length=1, max_length=20_000)]
 Short = Annotated[str, Field(max_length=1_000)]
 EntityQuery = Annotated[
-    str | None, Query(max_length=1_000, description="the entity's folder under life/, when the id is used by several")
+    str | None,
+    Query(max_length=1_000, description="the entity (areas/people/sarah or sarah), when the id is used by several"),
 ]
 FactId = Annotated[str, Path(max_length=200, description="the fact's id, e.g. sarah-chen-004")]
 IfMatch = Annotated[str | None, Header(max_length=1_000, description="the ETag read with the fact; 412 if it changed")]
 Words = Annotated[str | None, Query(min_length=1, max_length=2_000, description="plain words; no search syntax")]
-Client = Annotated[
-    str | None, Header(alias="X-Vaultsync-Client", max_length=60, description="the calling program, e.g. openclaw")
-]
 Day = Annotated[str | None, Query(max_length=100, description="a date, YYYY-MM-DD")]
 
 
@@ -82,16 +85,6 @@ class SupersedeBody(FactFields):
     fact: Text | None = Field(None, description="the text of a new fact that replaces it")
 
 
-class DailyBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    text: Text = Field(description="what to append to today's daily note, as the agent would write it")
-    source: Annotated[str | None, Field(max_length=60, description="who wrote it, in the entry's heading")] = None
-
-
-class Problem(BaseModel):
-    detail: Any
-
-
 ERRORS: dict[type[Exception], tuple[int, Callable[[Exception], Any]]] = {
     Invalid: (422, lambda e: [{"loc": [e.field], "msg": e.message, "type": "value_error"}]),  # type: ignore[attr-defined]
     NotFound: (404, str),
@@ -102,12 +95,26 @@ ERRORS: dict[type[Exception], tuple[int, Callable[[Exception], Any]]] = {
     HistoryError: (409, lambda e: f"cannot read the vault's history: {e}"),
     LockHeld: (503, lambda e: "a pass held the lock too long; try again"),
     memory.Stopped: (503, str),
+    inbox.NotProposed: (409, str),
+    conflicts.FileChanged: (409, lambda e: f"{e}: changed while it was written; read it again and retry"),
 }
-DOCUMENTED = {code: {"model": Problem} for code in (401, 404, 409, 412, 413, 422, 503)}
+READ = errors(401, 404, 409, 422)
+WRITE = errors(401, 404, 409, 412, 413, 422, 503)
+ETAG = {"ETag": {"description": "the fact's version; send it back as If-Match", "schema": {"type": "string"}}}
+LOCATION = {"Location": {"description": "the new fact's URL", "schema": {"type": "string"}}}
+
+
+class EventStream(StreamingResponse):
+    media_type = "text/event-stream"
 
 
 def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> FastAPI:
-    app = FastAPI(title="vaultsync", version=__version__, description="The local API of a vaultsync vault.")
+    app = FastAPI(
+        title="vaultsync",
+        version=__version__,
+        description="The local API of a vaultsync vault.",
+        generate_unique_id_function=lambda route: route.name,  # operationIds a generated client keeps
+    )
     events = Events(cfg)
     recaller = Recaller(cfg)  # one open index per worker thread, refreshed at most once a second
 
@@ -120,7 +127,7 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         if not hmac.compare_digest(given, token.encode()):
             raise _Unauthorized
 
-    auth_dep = [Depends(auth)]
+    auth_dep = [Depends(auth), Depends(_encodable_body)]
     for kind, (code, detail) in ERRORS.items():
         app.add_exception_handler(kind, _handler(code, detail))
     app.add_exception_handler(
@@ -137,16 +144,16 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
     )
     app.add_middleware(_Guard, hosts=hosts)  # added last, so it runs first
 
-    @app.get("/health", tags=["sync"])
+    @app.get("/health", response_model=models.Health, tags=["sync"])
     def health() -> dict[str, Any]:
         return {"ok": True, "version": __version__}
 
-    @app.get("/status", dependencies=auth_dep, responses=DOCUMENTED, tags=["sync"])
-    def status() -> dict[str, Any]:
+    @app.get("/status", dependencies=auth_dep, response_model=models.Status, responses=errors(401), tags=["sync"])
+    def get_status() -> dict[str, Any]:
         return overview(cfg)
 
-    @app.post("/sync", dependencies=auth_dep, responses=DOCUMENTED, tags=["sync"])
-    def run_sync() -> Response:
+    @app.post("/sync", dependencies=auth_dep, response_model=models.Report, responses=errors(401, 409), tags=["sync"])
+    def sync_now() -> Response:
         try:
             with events.pass_of("sync") as done:
                 report = done(sync(cfg, PassOptions(), kind="api"))
@@ -155,29 +162,60 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
             return _error(409, "a pass is running; try again shortly", {"Retry-After": RETRY_AFTER})
         return JSONResponse(report.to_json())
 
-    @app.get("/events", dependencies=auth_dep, responses=DOCUMENTED, tags=["sync"])
-    async def stream(limit: Annotated[int | None, Query(ge=1, le=10_000)] = None) -> StreamingResponse:
-        return StreamingResponse(events.stream(limit), media_type="text/event-stream")
+    @app.get(
+        "/events",
+        dependencies=auth_dep,
+        response_class=EventStream,
+        responses={
+            200: {"content": {EventStream.media_type: {"schema": {"type": "string"}}}},
+            **models.stream_errors(401, 422),
+        },
+        tags=["sync"],
+    )
+    async def events_stream(limit: Annotated[int | None, Query(ge=1, le=10_000)] = None) -> StreamingResponse:
+        return EventStream(events.stream(limit))
 
-    @app.get("/entities", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    @app.get(
+        "/entities", dependencies=auth_dep, response_model=models.EntityList, responses=errors(401), tags=["memory"]
+    )
     def list_entities() -> dict[str, Any]:
         return {"entities": [e.to_json() for e in entities.list_entities(cfg)]}
 
-    @app.get("/entities/{entity:path}", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    @app.get(
+        "/entities/{entity:path}", dependencies=auth_dep, response_model=models.Entity, responses=READ, tags=["memory"]
+    )
     def get_entity(entity: Annotated[str, Path(max_length=1_000)]) -> dict[str, Any]:
         return entities.get_entity(cfg, entity).to_json()
 
-    @app.get("/facts/{fact_id}", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    @app.get(
+        "/facts/{fact_id}", dependencies=auth_dep, response_model=models.Fact, responses=_fact_read(), tags=["memory"]
+    )
     def get_fact(fact_id: FactId, entity: EntityQuery = None) -> Response:
         return _fact(entities.get_fact(cfg, fact_id, entity))
 
-    @app.post("/facts", status_code=201, dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    @app.post(
+        "/facts",
+        status_code=201,
+        dependencies=auth_dep,
+        response_model=models.Written,
+        responses={201: {"headers": {**ETAG, **LOCATION}}, **errors(401, 404, 409, 413, 422, 503)},
+        tags=["memory"],
+    )
     def remember(body: RememberBody) -> Response:
         with events.pass_of("remember") as done:
             written = memory.remember(cfg, body.entity, body.fact, body.extra(), create=body.create)
-            return answered(done(written), 201)
+            response = answered(done(written), 201)
+            if written.fact:
+                response.headers["Location"] = _location(written.fact.id, written.fact.entity)
+            return response
 
-    @app.post("/facts/{fact_id}/supersede", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    @app.post(
+        "/facts/{fact_id}/supersede",
+        dependencies=auth_dep,
+        response_model=models.Written,
+        responses=_write(),
+        tags=["memory"],
+    )
     def supersede(
         fact_id: FactId, body: SupersedeBody, entity: EntityQuery = None, if_match: IfMatch = None
     ) -> Response:
@@ -187,13 +225,17 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
             )
             return answered(done(written))
 
-    @app.delete("/facts/{fact_id}", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
+    @app.delete(
+        "/facts/{fact_id}", dependencies=auth_dep, response_model=models.Written, responses=_forget(), tags=["memory"]
+    )
     def forget(fact_id: FactId, entity: EntityQuery = None, if_match: IfMatch = None) -> Response:
         with events.pass_of("forget") as done:
             return answered(done(memory.forget(cfg, fact_id, entity=entity, if_match=if_match)))
 
-    @app.patch("/facts/{fact_id}", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
-    def patch(
+    @app.patch(
+        "/facts/{fact_id}", dependencies=auth_dep, response_model=models.Written, responses=_write(), tags=["memory"]
+    )
+    def patch_fact(
         fact_id: FactId,
         changes: Annotated[dict[str, Any], Body(description="fields to set; null removes a field")],
         entity: EntityQuery = None,
@@ -202,8 +244,10 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         with events.pass_of("patch") as done:
             return answered(done(memory.patch(cfg, fact_id, changes, entity=entity, if_match=if_match)))
 
-    @app.get("/recall", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
-    def recall_route(
+    @app.get(
+        "/recall", dependencies=auth_dep, response_model=models.HitList, responses=errors(401, 422), tags=["memory"]
+    )
+    def recall(
         q: Words = None,
         query: Words = None,
         limit: Annotated[int, Query(ge=1, le=1_000, description="at most this many hits")] = 10,
@@ -225,22 +269,14 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         options = RecallOptions(limit, kinds, entity, status == "active", since, until, recency)
         return recaller(words, options).to_json()
 
-    @app.get("/context", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
-    def context_route(
-        q: Annotated[str, Query(min_length=1, max_length=20_000, description="the person's message")],
-        budget: Annotated[int, Query(ge=100, le=50_000, description="at most this many characters of text")] = BUDGET,
-    ) -> dict[str, Any]:
-        return context(cfg, q, budget, recaller).to_json()
-
-    @app.post("/daily", status_code=201, dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
-    def daily(body: DailyBody, client: Client = None) -> dict[str, Any]:
-        with events.pass_of("capture") as done:
-            captured = done(capture.append_daily(cfg, body.text, source=body.source or client))
-        recaller.stale()
-        return captured.to_json()
-
-    @app.get("/history", dependencies=auth_dep, responses=DOCUMENTED, tags=["memory"])
-    def history_route(
+    @app.get(
+        "/history",
+        dependencies=auth_dep,
+        response_model=models.History,
+        responses=errors(401, 404, 409, 422),
+        tags=["memory"],
+    )
+    def get_history(
         target: Annotated[
             str | None, Query(max_length=1_000, description="an entity, a fact id or a note's path; none: everything")
         ] = None,
@@ -249,12 +285,30 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
     ) -> dict[str, Any]:
         return history(cfg, target, since=since, limit=limit).to_json()
 
+    plugin_routes.add(app, cfg, events, recaller, auth_dep, answered)
+    turn_routes.add(app, cfg, events, recaller, auth_dep)
     app.state.events = events
     return app
 
 
 class _Unauthorized(Exception):
     pass
+
+
+def _fact_read() -> dict[int | str, dict[str, Any]]:
+    return {200: {"headers": ETAG}, **READ}
+
+
+def _write() -> dict[int | str, dict[str, Any]]:
+    return {200: {"headers": ETAG}, **WRITE}
+
+
+def _forget() -> dict[int | str, dict[str, Any]]:
+    return errors(401, 404, 409, 412, 422, 503)
+
+
+def _location(fact_id: str, entity: str) -> str:
+    return f"/facts/{quote(fact_id, safe='')}?entity={quote(entity, safe='')}"
 
 
 def _fact(view: Any) -> Response:
@@ -266,8 +320,30 @@ def _written(written: memory.Written, code: int = 200) -> Response:
     return JSONResponse(written.to_json(), status_code=code, headers=headers)
 
 
-def _error(code: int, detail: Any, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"detail": detail}, status_code=code, headers=headers)
+def _error(code: int, detail: Any, headers: dict[str, str] | None = None) -> Response:
+    """An error answer that can render whatever it quotes: a message may hold the client's own text, which may
+    not be encodable (half of a surrogate pair), and rendering it must not turn a 4xx into a 500."""
+    text = json.dumps({"detail": detail}, default=str, ensure_ascii=False, separators=(",", ":"))
+    return Response(text.encode("utf-8", "replace"), status_code=code, headers=headers, media_type="application/json")
+
+
+async def _encodable_body(request: Request) -> None:
+    """Refuse a JSON body holding text that is not Unicode (a lone surrogate, as ``\\ud83d``: what a client
+    sends after cutting an emoji in half) before any use case sees it: no file can hold it as UTF-8."""
+    raw = await request.body()
+    if not raw:
+        return
+    try:
+        json.dumps(json.loads(raw), ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise RequestValidationError([{"loc": ["body"], "msg": _SURROGATE, "type": "value_error"}]) from None
+    except ValueError:
+        return  # not JSON, or not UTF-8: the route's own parsing answers that
+
+
+_SURROGATE = (
+    "the body holds a lone UTF-16 surrogate (half of an emoji or other character cut in two); send whole characters"
+)
 
 
 def _handler(code: int, detail: Callable[[Exception], Any]) -> Callable[[Request, Exception], Response]:
@@ -284,6 +360,8 @@ def _plain(errors: Any) -> Any:
 
 
 def _last_resort(request: Request, exc: Exception) -> Response:
+    if why := refused(exc):  # a full or read-only disk: the person's to fix, not a fault of the server
+        return _error(503, why)
     log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
     return _error(500, f"internal error: {type(exc).__name__}; see the server's log")
 
@@ -304,24 +382,23 @@ class _Guard:
         length = headers.get("content-length", "0")
         if not length.isdigit() or int(length) > MAX_BODY:
             return await _error(413, f"request body over {MAX_BODY} bytes")(scope, receive, send)
+        # The body is read here, whole, before any route sees it: a body sent in chunks has no length to check
+        # up front, and an error raised while FastAPI reads it would reach the client as its own 400.
+        messages: list[dict[str, Any]] = []
         seen = 0
-
-        async def capped() -> Any:
-            nonlocal seen
+        while True:
             message = await receive()
+            messages.append(message)
             seen += len(message.get("body", b""))
             if seen > MAX_BODY:
-                raise _TooLarge
-            return message
+                return await _error(413, f"request body over {MAX_BODY} bytes")(scope, receive, send)
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                break
 
-        try:
-            await self.app(scope, capped, send)
-        except _TooLarge:
-            await _error(413, f"request body over {MAX_BODY} bytes")(scope, receive, send)
+        async def replay() -> Any:
+            return messages.pop(0) if messages else await receive()
 
-
-class _TooLarge(Exception):
-    pass
+        await self.app(scope, replay, send)
 
 
 def _hostname(host: str) -> str:
@@ -330,13 +407,33 @@ def _hostname(host: str) -> str:
     return host.rpartition(":")[0] if host.count(":") == 1 else host
 
 
+class PortUnavailable(Exception):
+    """The address cannot be bound (in use, or not ours to take): a setting to change, not a crash."""
+
+
 def serve(cfg: Config, token: str, host: str, port: int) -> None:
-    """Run the API until interrupted."""
+    """Run the API until interrupted.
+
+    The socket is bound here, before uvicorn starts, so that a port in use is said in one line naming it and the
+    fix, rather than as uvicorn's log line and its own exit code.
+    """
     import uvicorn
 
+    try:
+        sock = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    except OSError as exc:
+        raise PortUnavailable(
+            f"cannot listen on {_url_host(host)}:{port} ({exc.strerror or exc}); stop the program using that port "
+            "or choose another with --port"
+        ) from None
     hosts = LOOPBACK | {host}
     print(f"vaultsync: serving {cfg.vault} on http://{_url_host(host)}:{port}", file=sys.stderr, flush=True)
-    uvicorn.run(create_app(cfg, token, hosts), host=host, port=port, log_level="warning", access_log=False)
+    # An open event stream (a vault plugin is always subscribed) would hold a graceful shutdown for ever.
+    config = uvicorn.Config(
+        create_app(cfg, token, hosts), log_level="warning", access_log=False, timeout_graceful_shutdown=STOP_WAIT
+    )
+    with sock:
+        uvicorn.Server(config).run(sockets=[sock])
 
 
 def _url_host(host: str) -> str:

@@ -3,7 +3,9 @@
 Each tool is a few lines over the same ``app/`` function the HTTP routes call, so an agent using MCP and a
 plugin using HTTP see one behaviour. A client's mistake (an unknown id, a bad name, a stale version) comes
 back as a tool error whose text says what to do, never as a crash of the server. Adding a tool for another
-use case is one more decorated function in ``_register``.
+use case is one more decorated function in ``_register`` (the reads, resources and prompt are in
+``server/mcp_reads.py``). An argument the tool's schema refuses gets one line naming it and what is allowed
+(``server/mcp_args.py``), not the validator's report.
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from vaultsync import __version__
 from vaultsync.app import capture, entities, memory
 from vaultsync.app.context import BUDGET
 from vaultsync.app.context import context as build_context
@@ -25,20 +29,29 @@ from vaultsync.app.recall import RecallOptions, UsageError
 from vaultsync.app.recall import recall as recall_memory
 from vaultsync.app.sync import LockHeld, PassOptions, overview, sync
 from vaultsync.config import Config
+from vaultsync.server import mcp_reads
+from vaultsync.server.mcp_args import CheckedServer
+from vaultsync.server.mcp_reads import READ
 
 INSTRUCTIONS = (
     "Long-term memory kept as facts about entities (people, companies, projects) in files that a person also "
     "edits in Obsidian. Entities are named by their folder, e.g. areas/people/sarah-chen. Use get_entity before "
     "changing facts, and recall to find what is known when the entity is not; use remember for a new fact, "
     "supersede when a fact is no longer true (it stays as history), forget only for a fact that should never "
-    "have been kept, and history to see who changed a fact and when."
+    "have been kept, edit_fact to correct a fact's wording, and history to see who changed a fact and when. "
+    "list_entities shows what entities exist; read_memory and read_daily_note read the agent's own notes."
 )
 EXPECTED = (Invalid, NotFound, Ambiguous, Unreadable, memory.Stale, memory.Stopped, LockHeld, UsageError, HistoryError)
-Entity = Annotated[str, Field(description="the entity's folder under life/, e.g. areas/people/sarah-chen")]
+Entity = Annotated[
+    str, Field(description="the entity: its folder under life/ (areas/people/sarah-chen) or its end (sarah-chen)")
+]
 FactId = Annotated[str, Field(description="the fact's id, e.g. sarah-chen-004")]
 Pick = Annotated[str | None, Field(description="the entity, when several use the same fact id")]
 Opt = Annotated[str | None, Field(description="optional")]
 Kind = Literal["fact", "summary", "memory", "daily"]
+ADDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+REPLACES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
+SYNCS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 
 def _answer(call: Callable[[], Any]) -> dict[str, Any]:
@@ -56,13 +69,17 @@ def _fields(**given: Any) -> dict[str, Any]:
 
 
 def create_server(cfg: Config) -> MCPServer:
-    server: MCPServer = MCPServer(name="vaultsync", instructions=INSTRUCTIONS)
+    server = CheckedServer(name="vaultsync", version=__version__, instructions=INSTRUCTIONS)
     _register(server, cfg)
+    mcp_reads.register(server, cfg, _answer)
     return server
 
 
 def _register(server: MCPServer, cfg: Config) -> None:
-    @server.tool(description="Add a fact to an entity. Returns the stored fact with its new id (e.g. sarah-chen-008).")
+    @server.tool(
+        description="Add a fact to an entity. Returns the stored fact with its new id (e.g. sarah-chen-008).",
+        annotations=ADDS,
+    )
     def remember(
         entity: Entity,
         fact: Annotated[str, Field(description="the fact, one self-contained sentence")],
@@ -76,7 +93,8 @@ def _register(server: MCPServer, cfg: Config) -> None:
 
     @server.tool(
         description="Mark a fact as no longer true, replaced by an existing fact ('by') or by a new one ('fact'). "
-        "Give exactly one of the two."
+        "Give exactly one of the two.",
+        annotations=ADDS,
     )
     def supersede(
         id: FactId,
@@ -88,17 +106,39 @@ def _register(server: MCPServer, cfg: Config) -> None:
         extra = _fields(category=category)
         return _answer(lambda: memory.supersede(cfg, id, by=by, fact=fact, fields=extra, entity=entity))
 
-    @server.tool(description="Remove a fact from memory entirely (git history and the trash keep a copy).")
+    @server.tool(
+        description="Remove a fact from memory entirely (git history and the trash keep a copy).", annotations=REPLACES
+    )
     def forget(id: FactId, entity: Pick = None) -> dict[str, Any]:
         return _answer(lambda: memory.forget(cfg, id, entity=entity))
 
-    @server.tool(description="Read an entity: its summary and its active, superseded and other facts, with ids.")
-    def get_entity(entity: Entity) -> dict[str, Any]:
-        return _answer(lambda: entities.get_entity(cfg, entity))
+    @server.tool(
+        description="Correct the wording of a fact in place (a typo, a clearer sentence). When the fact stopped "
+        "being true, use supersede instead, which keeps the old one as history.",
+        annotations=REPLACES,
+    )
+    def edit_fact(
+        id: FactId,
+        text: Annotated[str, Field(min_length=1, description="the fact's new text, one self-contained sentence")],
+        entity: Pick = None,
+    ) -> dict[str, Any]:
+        return _answer(lambda: memory.patch(cfg, id, {"fact": text}, entity=entity))
+
+    @server.tool(
+        description="Read an entity: its summary and its active, superseded and other facts with their ids and "
+        "dates. full=true adds each fact's whole record, note path and version.",
+        annotations=READ,
+    )
+    def get_entity(
+        entity: Entity,
+        full: Annotated[bool, Field(description="every field of every fact, as stored")] = False,
+    ) -> dict[str, Any]:
+        return _answer(lambda: _Shown(entities.get_entity(cfg, entity), full))
 
     @server.tool(
         name="sync",
         description="Run one sync pass between the memory files and the Obsidian vault; returns its report.",
+        annotations=SYNCS,
     )
     def sync_now() -> dict[str, Any]:
         return _answer(lambda: sync(cfg, PassOptions(), kind="mcp"))
@@ -107,7 +147,8 @@ def _register(server: MCPServer, cfg: Config) -> None:
         description="Search the whole memory (facts, entity summaries, MEMORY.md, daily notes) for plain words; "
         "current facts come first, a superseded one says what replaced it. Each hit has its kind, its path, "
         "the fact's id and entity when it is a fact, and the matching text. Use it before remembering, to avoid "
-        "a duplicate, and to find the entity a fact belongs to."
+        "a duplicate, and to find the entity a fact belongs to.",
+        annotations=READ,
     )
     def recall(
         query: Annotated[str, Field(min_length=1, description="plain words to look for; no search syntax")],
@@ -127,7 +168,8 @@ def _register(server: MCPServer, cfg: Config) -> None:
     @server.tool(
         description="Who changed an entity, a fact or a note, when, and what changed (e.g. 'status: active -> "
         "superseded'), newest first, from the vault's git history; side says whether the agent or the person "
-        "made it. Without a target: the latest changes across the memory."
+        "made it. Without a target: the latest changes across the memory.",
+        annotations=READ,
     )
     def history(
         target: Annotated[
@@ -140,7 +182,8 @@ def _register(server: MCPServer, cfg: Config) -> None:
 
     @server.tool(
         description="What to know before answering a message: the current facts and summary of the entities it "
-        "names, then the best related memories (never a superseded fact), as text within a character budget."
+        "names, then the best related memories (never a superseded fact), as text within a character budget.",
+        annotations=READ,
     )
     def context(
         message: Annotated[str, Field(min_length=1, description="the person's message, as written")],
@@ -150,7 +193,8 @@ def _register(server: MCPServer, cfg: Config) -> None:
 
     @server.tool(
         description="Append an entry to today's daily note (memory/YYYY-MM-DD.md) under a time heading: the raw "
-        "timeline that extract and the inbox later turn into facts. It only appends; nothing is rewritten."
+        "timeline that extract and the inbox later turn into facts. It only appends; nothing is rewritten.",
+        annotations=ADDS,
     )
     def append_daily(
         text: Annotated[str, Field(min_length=1, description="what happened, as the agent would write it")],
@@ -158,9 +202,19 @@ def _register(server: MCPServer, cfg: Config) -> None:
     ) -> dict[str, Any]:
         return _answer(lambda: capture.append_daily(cfg, text, source=source))
 
-    @server.tool(description="The last sync run, open conflicts, standing problems and the schedule.")
+    @server.tool(description="The last sync run, open conflicts, standing problems and the schedule.", annotations=READ)
     def status() -> dict[str, Any]:
         return _answer(lambda: overview(cfg))
+
+
+class _Shown:
+    """An entity in the shape asked for: compact by default, the whole records with ``full``."""
+
+    def __init__(self, entity: entities.Entity, full: bool) -> None:
+        self.entity, self.full = entity, full
+
+    def to_json(self) -> dict[str, Any]:
+        return self.entity.to_json() if self.full else self.entity.compact()
 
 
 def run(cfg: Config) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vaultsync import disk
 from vaultsync.keys import ALL_FACTS, entity_key, fact_range, file_key, is_fact, mem_path_of, note_of
 from vaultsync.names import fold
 
@@ -84,6 +85,8 @@ class BaseStore:
         try:
             self._open(path, read_only)
         except sqlite3.DatabaseError as exc:
+            if disk.full(exc) or disk.read_only(exc):
+                raise  # the disk refused a write: the file is fine, and moving it aside would lose the base
             raise BaseUnreadable(path, exc) from None
 
     def _open(self, path: Path, read_only: bool) -> None:

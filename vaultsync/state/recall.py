@@ -12,15 +12,17 @@ plain ``Doc`` values), so the state layer stays free of the memory and vault pac
 from __future__ import annotations
 
 import contextlib
+import itertools
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from vaultsync.state.recall_query import Term
+from vaultsync.state.recall_query import Term, name_words
 
-SCHEMA_VERSION = 1  # bump when what is stored changes: an index of another version is rebuilt
+SCHEMA_VERSION = 2  # bump when what is stored changes: an index of another version is rebuilt
+STAGE = 2000  # docs held in memory at a time while a refresh adds them
 RACY_NS = 2_000_000_000  # a file this fresh may change again within its mtime's tick: recorded as unknown
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 # Column weights for bm25: the text itself, the entity's names and the heading above a block, the category,
@@ -33,9 +35,13 @@ CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode
 CREATE TABLE docs (
     id INTEGER PRIMARY KEY, source TEXT NOT NULL, kind TEXT NOT NULL, root TEXT NOT NULL, path TEXT NOT NULL,
     first_line INTEGER, last_line INTEGER, fact_id TEXT, entity TEXT, status TEXT, superseded_by TEXT,
-    ts TEXT, vault_path TEXT, body TEXT NOT NULL, names TEXT NOT NULL, extra TEXT NOT NULL, grams TEXT NOT NULL
+    ts TEXT, vault_path TEXT, body TEXT NOT NULL, names TEXT NOT NULL, extra TEXT NOT NULL, grams TEXT NOT NULL,
+    speaker TEXT
 );
 CREATE INDEX docs_source ON docs (source);
+CREATE TABLE names (word TEXT NOT NULL, target TEXT NOT NULL, source TEXT NOT NULL);
+CREATE INDEX names_word ON names (word);
+CREATE INDEX names_source ON names (source);
 CREATE INDEX docs_ts ON docs (ts);
 CREATE VIRTUAL TABLE fts USING fts5 (
     {", ".join(COLUMNS)}, content='docs', content_rowid='id', tokenize='{TOKENIZER}'
@@ -68,13 +74,14 @@ class Doc:
     superseded_by: str | None = None
     ts: str | None = None  # YYYY-MM-DD when the piece has a date
     vault_path: str | None = None
+    speaker: str | None = None  # a daily-note line's speaker label (``**Sam**: ...``), lower case
 
 
 @dataclass(frozen=True)
 class Filters:
     kinds: tuple[str, ...] = ()
     entities: tuple[str, ...] = ()  # entities' memory paths (areas/people/sarah); their sub-entities count too
-    active_only: bool = False
+    active_only: bool = False  # only pieces whose status is active or unset: no proposed nor superseded fact
     since: str | None = None  # YYYY-MM-DD, inclusive
     until: str | None = None
 
@@ -85,6 +92,7 @@ class Candidate:
 
     doc: Doc
     relevance: float
+    id: int  # the row, which orders a file's pieces: its neighbours are the rows next to it
 
 
 Stat = tuple[int, int, int]  # size, mtime_ns, inode
@@ -105,6 +113,7 @@ DOC_FIELDS = [
     "superseded_by",
     "ts",
     "vault_path",
+    "speaker",
 ]
 
 
@@ -131,13 +140,16 @@ class RecallIndex:
         with self._guard():
             return {p: (s, m, i) for p, s, m, i in self.db.execute("SELECT path, size, mtime_ns, inode FROM files")}
 
-    def replace(self, sources: Iterable[str], docs: Sequence[Doc], stats: Mapping[str, Stat | None]) -> None:
+    def replace(self, sources: Iterable[str], docs: Iterable[Doc], stats: Mapping[str, Stat | None]) -> None:
         """Drop every doc read from ``sources``, add ``docs``, and record ``stats`` (None: the file is gone).
 
         One transaction: a reader never sees a file half indexed, and a killed refresh leaves the old index.
+        ``docs`` may be a generator reading the memory a part at a time: they are staged in a temporary table
+        ``STAGE`` at a time and sorted there by SQLite, so building the whole index holds one part in memory.
         """
         now = time.time_ns()
         self._df.clear()
+        fields = ", ".join(DOC_FIELDS)
         with self._guard(), self.db:
             for chunk in _chunks(list(sources), 500):
                 marks = ",".join("?" * len(chunk))
@@ -147,13 +159,23 @@ class RecallIndex:
                     chunk,
                 )
                 self.db.execute(f"DELETE FROM docs WHERE source IN ({marks})", chunk)
+                self.db.execute(f"DELETE FROM names WHERE source IN ({marks})", chunk)
             before = self.db.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()[0]
+            self.db.execute(f"CREATE TEMP TABLE IF NOT EXISTS staged ({fields})")
+            self.db.execute("DELETE FROM temp.staged")
             marks = ",".join("?" * len(DOC_FIELDS))
+            iterator = iter(docs)
+            while batch := list(itertools.islice(iterator, STAGE)):
+                self.db.executemany("INSERT INTO names VALUES (?, ?, ?)", _name_rows(batch))
+                self.db.executemany(
+                    f"INSERT INTO temp.staged ({fields}) VALUES ({marks})",
+                    ([getattr(d, f) for f in DOC_FIELDS] for d in batch),
+                )
             # Oldest first: row ids then rise with the date, which lets ``search`` take the newest rows first.
-            self.db.executemany(
-                f"INSERT INTO docs ({', '.join(DOC_FIELDS)}) VALUES ({marks})",
-                ([getattr(d, f) for f in DOC_FIELDS] for d in sorted(docs, key=lambda d: d.ts or "")),
+            self.db.execute(
+                f"INSERT INTO docs ({fields}) SELECT {fields} FROM temp.staged ORDER BY coalesce(ts, ''), rowid"
             )
+            self.db.execute("DELETE FROM temp.staged")
             self.db.execute(
                 f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) SELECT id, {', '.join(COLUMNS)} FROM docs WHERE id > ?",
                 (before,),
@@ -204,7 +226,13 @@ class RecallIndex:
         return {w: self._df[w] for w in words}
 
     def search(
-        self, terms: Sequence[Term], filters: Filters, limit: int, newest: int = 0, every: bool = False
+        self,
+        terms: Sequence[Term],
+        filters: Filters,
+        limit: int,
+        newest: int = 0,
+        every: bool = False,
+        rows: tuple[int, int] | None = None,
     ) -> list[Candidate]:
         """The ``limit`` best docs matching any of ``terms`` (``every``: all of them) under ``filters``, by
         weighted bm25 over those terms.
@@ -219,7 +247,7 @@ class RecallIndex:
             f"{{grams}} : {t.expr}" if t.grams else f"{{body names extra}} : {t.expr}" for t in terms
         )
         where, params = _where(filters)
-        columns = ", ".join("d." + f for f in DOC_FIELDS)
+        columns = ", ".join("d." + f for f in ("id", *DOC_FIELDS))
         bm25 = f"bm25(fts, {', '.join(map(str, WEIGHTS))})"
         with self._guard():
             if where:
@@ -227,9 +255,9 @@ class RecallIndex:
                     f"SELECT {columns}, {bm25} AS s FROM fts JOIN docs d ON d.id = fts.rowid "
                     f"WHERE fts MATCH ? {where} ORDER BY s LIMIT ?"
                 )
-                rows = self.db.execute(sql, [match, *params, limit]).fetchall()
+                found = self.db.execute(sql, [match, *params, limit]).fetchall()
             else:
-                floor = 0
+                floor, ceiling = (rows[0] - 1, rows[1]) if rows else (0, 1 << 62)
                 if newest:
                     row = self.db.execute(
                         "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?", (match, newest)
@@ -238,10 +266,42 @@ class RecallIndex:
                 # Rank inside the index first, then fetch only the winners' rows.
                 sql = (
                     f"SELECT {columns}, q.s FROM (SELECT rowid, {bm25} AS s FROM fts WHERE fts MATCH ? "
-                    "AND rowid > ? ORDER BY s LIMIT ?) q JOIN docs d ON d.id = q.rowid ORDER BY q.s"
+                    "AND rowid > ? AND rowid <= ? ORDER BY s LIMIT ?) q JOIN docs d ON d.id = q.rowid ORDER BY q.s"
                 )
-                rows = self.db.execute(sql, (match, floor, limit)).fetchall()
-        return [Candidate(Doc(*row[:-1]), -row[-1]) for row in rows]
+                found = self.db.execute(sql, (match, floor, ceiling, limit)).fetchall()
+        return [Candidate(Doc(*row[1:-1]), -row[-1], row[0]) for row in found]
+
+    def named(self, words: Iterable[str], most: int) -> dict[str, set[str]]:
+        """What each of ``words`` names: entities (their memory path) and speaker labels (``@label``); a word
+        naming more than ``most`` of them ("project") is left out, as it names none in particular."""
+        found: dict[str, set[str]] = {}
+        with self._guard():
+            for word in dict.fromkeys(words):
+                sql = "SELECT DISTINCT target FROM names WHERE word = ? LIMIT ?"
+                targets = {row[0] for row in self.db.execute(sql, (word, most + 1))}
+                if 0 < len(targets) <= most:
+                    found[word] = targets
+        return found
+
+    def span(self, first: str, last: str) -> tuple[int, int] | None:
+        """The lowest and highest row dated from ``first`` to ``last``: rows are added oldest first, so the
+        rows of a period lie (mostly) in this range, which FTS5 can search without scoring the rest."""
+        with self._guard():
+            row = self.db.execute(
+                "SELECT min(id), max(id) FROM docs WHERE ts >= ? AND ts < ?", (first, last + "~")
+            ).fetchone()
+        return (row[0], row[1]) if row and row[0] is not None else None
+
+    def rows(self, ids: Iterable[int]) -> dict[int, Doc]:
+        """The docs with these row ids (those that exist): a hit's neighbours in its file."""
+        wanted = sorted({i for i in ids if i > 0})
+        if not wanted:
+            return {}
+        columns = ", ".join(DOC_FIELDS)
+        with self._guard():
+            marks = ",".join("?" * len(wanted))
+            rows = self.db.execute(f"SELECT id, {columns} FROM docs WHERE id IN ({marks})", wanted).fetchall()
+        return {row[0]: Doc(*row[1:]) for row in rows}
 
     def entities(self) -> list[str]:
         with self._guard():
@@ -251,6 +311,25 @@ class RecallIndex:
         with self._guard():
             row = self.db.execute("SELECT max(ts) FROM docs WHERE ts IS NOT NULL").fetchone()
         return row[0] if row else None
+
+
+def _name_rows(docs: Sequence[Doc]) -> Iterator[tuple[str, str, str]]:
+    """The names table's rows: each word of an entity's names and of a line's speaker label, and what it names.
+
+    A question names people and projects by the words of their names, which are in most of their own rows and
+    so weigh next to nothing in bm25; this table lets the ranking see that a query word is a name.
+    """
+    seen: set[tuple[str, str, str]] = set()
+    for doc in docs:
+        named = [(doc.names, doc.entity)] if doc.entity and doc.kind in ("fact", "summary") else []
+        if doc.speaker:
+            named.append((doc.speaker, "@" + doc.speaker))
+        for text, target in named:
+            for word in name_words(text):
+                row = (word, target, doc.source)
+                if row not in seen:
+                    seen.add(row)
+                    yield row
 
 
 def _where(filters: Filters) -> tuple[str, list[object]]:
@@ -265,7 +344,7 @@ def _where(filters: Filters) -> tuple[str, list[object]]:
             escaped = rel.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
             params += [rel, escaped + "/%"]
     if filters.active_only:
-        clauses.append("coalesce(d.status, '') != 'superseded'")
+        clauses.append("lower(coalesce(d.status, 'active')) = 'active'")
     if filters.since:
         clauses.append("d.ts >= ?")
         params.append(filters.since)
@@ -301,6 +380,17 @@ def open_index(path: Path) -> tuple[RecallIndex, bool]:
         db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
     _scratch(db)
     return RecallIndex(db), True
+
+
+def scratch_index() -> RecallIndex:
+    """A new empty index in memory, gone when closed: for a vault where no file can be written (a read-only
+    snapshot), so that recall still answers, at the cost of reading the whole memory for each query."""
+    db = sqlite3.connect(":memory:")
+    with db:
+        db.executescript(SCHEMA)
+        db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+    _scratch(db)
+    return RecallIndex(db)
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -134,3 +134,8 @@ def terms(query: str) -> list[Term]:
             break
     content = [t for t in found.values() if t.grams or t.word not in STOPWORDS]
     return (content or list(found.values()))[:MAX_TERMS]
+
+
+def name_words(text: str) -> list[str]:
+    """The words a name is recognised by in a question: lower case, no stop words, none of one letter."""
+    return [w for w in dict.fromkeys(WORD.findall(text.lower())) if len(w) > 1 and w not in STOPWORDS]

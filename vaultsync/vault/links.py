@@ -116,6 +116,11 @@ class LinkIndex:
         self._counts = Counter(map(note_stem, note_paths))
         self._more: Counts = more if more is not None else Counter()
 
+    def has(self, name: str) -> bool:
+        """Whether some note is called ``name`` (a wiki-link's target, e.g. a daily note's date)."""
+        folded = fold(name)
+        return self._counts[folded] + self._more[folded] > 0
+
     def link(self, note_path: str, display: str | None = None) -> str:
         stem = note_path.removesuffix(".md")
         name = stem.rsplit("/", 1)[-1]

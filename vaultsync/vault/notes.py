@@ -30,7 +30,9 @@ TEXT_PROPERTY = "text"  # the fact text again, as a property Bases can show (``[
 ENTITY_DERIVED = ("kind", "aliases", "tags", "facts_active", "facts_superseded", "related", "updated")
 # A person's edit to these is kept: it moves into summary.md's own properties (and so reaches the agent).
 ENTITY_KEEPABLE = ("aliases", "tags")
-_BARE_VIEW = re.compile(r"\n```base\n(?:(?!```).)*file\.inFolder\(\"[^\"]*/facts\"\)(?:(?!```).)*```\n?\Z", re.DOTALL)
+_BARE_VIEW = re.compile(
+    r"\r?\n```base\r?\n(?:(?!```).)*file\.inFolder\(\"[^\"]*/facts\"\)(?:(?!```).)*```(?:\r?\n)?\Z", re.DOTALL
+)
 # How vaultsync names the copy of a note that lost a clash; a view of facts must leave such copies out.
 VIEW_MARKER = "%% vaultsync: live view of this entity's facts; edit a fact in its own note %%"
 
@@ -40,11 +42,12 @@ class NoteError(ValueError):
 
 
 def same_value(a: Any, b: Any) -> bool:
-    """Value equality as Obsidian round-trips it: 1 == 1.0, but True is not 1 and "1" is not 1."""
+    """Value equality as Obsidian round-trips it: 1 == 1.0, but True is not 1 and "1" is not 1. NaN (which
+    items.json may hold as ``NaN``, shown as ``.nan``) is the same value as itself, or no pass would settle."""
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, int | float) and isinstance(b, int | float):
-        return a == b
+        return a == b or (a != a and b != b)
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
@@ -115,19 +118,33 @@ class FactView:
     superseded_link: Callable[[str], str | None]  # fact id -> link, None when the id is not a known fact
     daily_folder: str = "Daily"
     text_property: bool = False  # ``[vault] fact_text_property``: the text shown as the property TEXT_PROPERTY too
+    # Whether the daily note of a day (``2026-01-27``) exists; None: every day's is taken to exist.
+    daily_exists: Callable[[str], bool] | None = None
 
 
 _SOURCE_DAY = re.compile(r"(?:^|/)memory/(\d{4}-\d{2}-\d{2})\.md\b|^(\d{4}-\d{2}-\d{2})$")
 
 
-def daily_link(source: Any, folder: str) -> str | None:
-    """A link to the daily note a fact's ``source`` names (``2026-01-27`` or ``memory/2026-01-27.md``), so the
-    daily note lists the facts it gave as backlinks; None when the source names no real day."""
+def source_day(source: Any) -> str | None:
+    """The day a fact's ``source`` names (``2026-01-27`` or ``memory/2026-01-27.md``); None when no real day."""
     m = _SOURCE_DAY.search(source.strip()) if isinstance(source, str) else None
     day = (m[1] or m[2]) if m else None
-    if day is None or daily_date(f"{day}.md") is None:
+    return day if day is not None and daily_date(f"{day}.md") is not None else None
+
+
+def daily_link(source: Any, view: FactView) -> str | None:
+    """A link to the daily note a fact's ``source`` names (``2026-01-27`` or ``memory/2026-01-27.md``), so the
+    daily note lists the facts it gave as backlinks; None when the source names no real day.
+
+    A day whose note does not exist is shown as plain text: a link to it would be a dead one, and clicking it
+    makes Obsidian create an empty note in the daily folder, which the next pass would carry into the agent's
+    memory as a daily note of its own."""
+    day = source_day(source)
+    if day is None:
         return None
-    return f"[[{folder}/{day}|{day}]]"
+    if view.daily_exists is not None and not view.daily_exists(day):
+        return day
+    return f"[[{view.daily_folder}/{day}|{day}]]"
 
 
 def fact_properties(record: Record, view: FactView) -> dict[str, Any]:
@@ -148,7 +165,7 @@ def fact_properties(record: Record, view: FactView) -> dict[str, Any]:
     if "mentions" in derived and view.mentions:
         props["mentions"] = list(view.mentions)
     if "daily" in derived:
-        link = daily_link(record.get("source"), view.daily_folder)
+        link = daily_link(record.get("source"), view)
         if link:
             props["daily"] = link
     text = record.get("fact")
@@ -169,6 +186,15 @@ def read_fact_note(text: str) -> tuple[dict[str, Any], str]:
 
 
 def _from_vault(name: str, value: Any, note_ids: Mapping[str, str]) -> Any:
+    if name == SUPERSEDED and isinstance(value, list):
+        # Obsidian's property editor makes a list of a text property whose type is changed. A fact has one
+        # successor: a list of one is that one; any other list cannot go into items.json as an id.
+        if len(value) != 1 or not isinstance(value[0], str):
+            raise NoteError(
+                f"its '{SUPERSEDED}' property holds a list of {len(value)} values, and a fact is superseded by one "
+                "fact; set it to one link (or remove it)"
+            )
+        value = value[0]
     if name == SUPERSEDED and isinstance(value, str):
         target = link_target(value)
         return note_ids.get(target, target) if target else value
@@ -286,6 +312,9 @@ def fact_body(record: Record) -> str:
     return text + "\n" if isinstance(text, str) else ""
 
 
+_VIEW_END = re.compile(r"\r?\n```\r?\n")
+
+
 def read_entity_note(text: str) -> tuple[dict[str, Any], str]:
     """Properties and summary body of an entity note; text a person put below the facts view moves above it."""
     props, body = _split(text)
@@ -294,9 +323,10 @@ def read_entity_note(text: str) -> tuple[dict[str, Any], str]:
         # The marker line was deleted but the view itself is still there: it is not summary text either.
         m = _BARE_VIEW.search(body)
         return props, body[: m.start()] if m else body
-    summary, rest = body[:cut], body[cut + 1 :]
-    fence = rest.find("\n```\n", rest.find("```base"))
-    tail = rest[fence + 5 :] if fence >= 0 else ""
+    # A note a sync app converted to CRLF has "\r\n" before the marker: the line break is not summary text.
+    summary, rest = body[:cut].removesuffix("\r"), body[cut + 1 :]
+    fence = _VIEW_END.search(rest, max(rest.find("```base"), 0))
+    tail = rest[fence.end() :] if fence else ""
     if tail.strip():
         summary = f"{summary}\n{tail}" if summary else tail
     return props, summary

@@ -17,7 +17,7 @@ from vaultsync.model import Problem, Severity
 from vaultsync.names import daily_date, name_problem
 from vaultsync.textio import NotText, decode
 from vaultsync.vault.layout import CONFLICT_MARK, FACTS_DIR, VaultLayout, slug_of
-from vaultsync.vault.notes import NoteError, facts_view, read_entity_note, read_fact_note
+from vaultsync.vault.notes import VIEW_MARKER, NoteError, facts_view, read_entity_note, read_fact_note
 
 # Copies other tools leave behind; never read as facts or entities.
 FOREIGN_COPY = re.compile(r"(\.sync-conflict-|\(conflicted copy|\(conflict\)|\.orig$|~$|\.bak$|\.tmp$)", re.IGNORECASE)
@@ -133,7 +133,7 @@ class _Scanner:
         entity_rel = self.layout.entity_rel_of_dir(rel_dir)
         files = {e.name for e in entries if e.is_file(follow_symlinks=False)}
         dirs = {e.name for e in entries if e.is_dir(follow_symlinks=False)}
-        notes = self.entity_notes(rel_dir, entity_rel, name, files) if entity_rel is not None else []
+        notes = self.entity_notes(rel_dir, entity_rel, name, files, FACTS_DIR in dirs) if entity_rel is not None else []
         is_entity = entity_rel is not None and (bool(notes) or FACTS_DIR in dirs)
         if is_entity:
             assert entity_rel is not None
@@ -150,29 +150,36 @@ class _Scanner:
             elif entry.name.endswith(".md") and not (is_entity and entry.name in notes):
                 self.candidate(child)
 
-    def entity_notes(self, rel_dir: str, rel: str, name: str, files: Iterable[str]) -> list[str]:
+    def entity_notes(self, rel_dir: str, rel: str, name: str, files: Iterable[str], has_facts: bool) -> list[str]:
         """The entity note's file name; without one named after the folder, the notes that are its note renamed.
 
         A person renaming ``sarah-chen.md`` to ``Sarah Chen.md`` in Obsidian leaves the folder without its note:
         read that way, the summary would be deleted and the renamed note taken for the person's own, whose edits
         never sync. A note holding the live view of exactly this folder's facts is the entity note under another
-        name (the pass names it back). Only a folder missing its note is searched, so this costs nothing usually.
+        name (the pass names it back). Renaming the folder instead keeps the note's name and its view of the old
+        folder, which Obsidian does not rewrite: a note holding the view of the folder it is named after is that
+        folder's entity note moved here; failing both, the one note holding the properties vaultsync renders for
+        an entity (``facts_active``) in a folder with facts. Only a folder missing its note is searched, so this
+        costs nothing usually.
         """
         if f"{name}.md" in files:
             return [f"{name}.md"]
         views = [facts_view(self.layout.facts_dir(rel), text).encode() for text in (False, True)]
-        found = []
+        found, rendered = [], []
         for other in sorted(files):
             path = f"{rel_dir}/{other}"
             if not other.endswith(".md") or CONFLICT_MARK in other or FOREIGN_COPY.search(other[:-3]):
                 continue
             try:
                 data = (self.root / path).read_bytes()
-                if any(view in data for view in views):
-                    found.append(other)
             except OSError:
                 continue  # gone meanwhile, or unreadable: not this entity's note as far as this pass can tell
-        return found
+            if any(view in data for view in views) or _views_own_folder(data, other[:-3]):
+                found.append(other)
+            elif _ENTITY_PROPS.match(data):
+                rendered.append(other)
+        # Its view deleted as well: the one note holding the properties vaultsync renders for an entity.
+        return found or (rendered if len(rendered) == 1 and has_facts else [])
 
     def read_entity(self, rel_dir: str, rel: str, notes: list[str], has_facts: bool) -> None:
         problem = next((p for p in map(name_problem, rel.split("/")[1:]) if p), None)
@@ -263,6 +270,22 @@ class _Scanner:
                     self.scan.files[mem_path] = Note(twin.path, b"", broken=True)
 
 
+# The filter line of ``facts_view``, capturing the name of the folder whose facts it shows.
+_VIEW_FOLDER = re.compile(rb'^    - file\.inFolder\("(?:[^"\n]*/)?([^"/\n]+)/facts"\)$', re.MULTILINE)
+
+
+# The opening of an entity note as vaultsync renders it: properties naming its kind and counting its facts.
+_ENTITY_PROPS = re.compile(rb"\A(?:\xef\xbb\xbf)?---\r?\n(?:(?!---\r?\n).*\n)*?facts_active: \d+\r?\n")
+
+
+def _views_own_folder(data: bytes, stem: str) -> bool:
+    """The note holds vaultsync's view of the facts of a folder named as the note: an entity note whose folder
+    was renamed around it."""
+    if VIEW_MARKER.encode() not in data:
+        return False
+    return any(m.group(1).decode("utf-8", "replace") == stem for m in _VIEW_FOLDER.finditer(data))
+
+
 def scan_vault(root: Path, layout: VaultLayout) -> VaultScan:
     return _walk(_Scanner(root, layout)).scan
 
@@ -302,8 +325,8 @@ def scan_vault_scope(root: Path, layout: VaultLayout, rels: Iterable[str], files
         rel_dir = layout.entity_dir(rel)
         entries = scanner.entries(rel_dir)
         names = {e.name for e in entries if e.is_file(follow_symlinks=False)}
-        notes = scanner.entity_notes(rel_dir, rel, slug_of(rel), names)
         has_facts = any(e.name == FACTS_DIR and e.is_dir(follow_symlinks=False) for e in entries)
+        notes = scanner.entity_notes(rel_dir, rel, slug_of(rel), names, has_facts)
         if notes or has_facts:
             scanner.read_entity(rel_dir, rel, notes, has_facts)
         scanner.scan.conflict_copies += [

@@ -1,0 +1,53 @@
+"""``vaultsync obsidian install``: the command line over ``app/obsidian.py``, kept apart from ``cli.py``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from vaultsync.config import Config, ConfigError
+from vaultsync.model import ExitCode
+
+
+def add_command(sub: Any, common: argparse.ArgumentParser) -> None:
+    """The ``obsidian`` sub-parser, added to the main parser's."""
+    obsidian = sub.add_parser("obsidian", help="set up the vault plugin that shows the sync in Obsidian")
+    actions = obsidian.add_subparsers(dest="action", required=True)
+    install = actions.add_parser(
+        "install", parents=[common], help="copy the plugin into the vault and write its address and token"
+    )
+    install.add_argument("--url", help="the API's address the plugin calls (default http://127.0.0.1:8765)")
+    install.add_argument(
+        "--config-dir", default=".obsidian", metavar="NAME", help="the vault's settings folder (default .obsidian)"
+    )
+    install.add_argument("--from", dest="source", metavar="DIR", help="a folder holding a built main.js and manifest")
+    install.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def obsidian_command(cfg: Config, args: argparse.Namespace) -> int:
+    from vaultsync.app.init import load_token
+    from vaultsync.app.obsidian import DEFAULT_URL, install
+
+    try:
+        token = load_token(cfg)
+        done = install(
+            cfg,
+            token,
+            url=args.url or DEFAULT_URL,
+            config_dir=args.config_dir,
+            source=Path(args.source).expanduser() if args.source else None,
+        )
+    except ConfigError as exc:
+        print(f"vaultsync: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    if args.json:
+        print(json.dumps(done.to_json(), indent=2))
+        return ExitCode.CLEAN
+    print(f"installed the plugin {done.version} in {done.folder}")
+    if done.ignored:
+        print(f"{done.folder}/ is now in the vault's .gitignore (its data.json holds the API token)")
+    print("next: run `vaultsync serve`, then enable the plugin in Settings -> Community plugins")
+    return ExitCode.CLEAN
