@@ -37,7 +37,7 @@ from vaultsync.app.history import HistoryError, history
 from vaultsync.app.recall import Recaller, RecallOptions, UsageError, parse_kinds
 from vaultsync.app.sync import LockHeld, PassOptions, overview, sync
 from vaultsync.config import Config
-from vaultsync.server import models, plugin_routes
+from vaultsync.server import models, plugin_routes, turn_routes
 from vaultsync.server.events import Events
 from vaultsync.server.models import errors
 
@@ -286,6 +286,7 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         return history(cfg, target, since=since, limit=limit).to_json()
 
     plugin_routes.add(app, cfg, events, recaller, auth_dep, answered)
+    turn_routes.add(app, cfg, events, recaller, auth_dep)
     app.state.events = events
     return app
 
