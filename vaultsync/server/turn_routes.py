@@ -19,6 +19,7 @@ from vaultsync.app import capture
 from vaultsync.app.context import BUDGET, context
 from vaultsync.app.recall import Recaller
 from vaultsync.config import Config
+from vaultsync.server import models
 from vaultsync.server.events import Events
 from vaultsync.server.models import errors
 
@@ -37,14 +38,21 @@ def add(app: FastAPI, cfg: Config, events: Events, recaller: Recaller, auth_dep:
     """Register the two routes on ``app``, guarded by the same token as every other route."""
     deps = list(auth_dep)
 
-    @app.get("/context", dependencies=deps, responses=errors(401, 422), tags=["memory"])
+    @app.get("/context", dependencies=deps, response_model=models.Context, responses=errors(401, 422), tags=["memory"])
     def context_route(
         q: Annotated[str, Query(min_length=1, max_length=20_000, description="the person's message")],
         budget: Annotated[int, Query(ge=100, le=50_000, description="at most this many characters of text")] = BUDGET,
     ) -> dict[str, Any]:
         return context(cfg, q, budget, recaller).to_json()
 
-    @app.post("/daily", status_code=201, dependencies=deps, responses=errors(401, 409, 422, 503), tags=["memory"])
+    @app.post(
+        "/daily",
+        status_code=201,
+        dependencies=deps,
+        response_model=models.Captured,
+        responses=errors(401, 409, 422, 503),
+        tags=["memory"],
+    )
     def daily(body: DailyBody, client: Client = None) -> dict[str, Any]:
         with events.pass_of("capture") as done:
             captured = done(capture.append_daily(cfg, body.text, source=body.source or client))
