@@ -39,4 +39,4 @@ def _check(schema: schemathesis.BaseSchema, url: str) -> None:
             case.call_and_validate(base_url=url, headers=AUTH, checks=CHECKS)
 
         check()
-    assert len(tried) == 17, tried  # 12, and the 5 routes of the vault plugin
+    assert len(tried) == 19, tried  # 12, the 5 routes of the vault plugin, /context and /daily

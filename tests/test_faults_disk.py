@@ -8,15 +8,21 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import httpx
 import pytest
 from helpers_crash import is_temp, torn_files, tree
-from helpers_twoway import Env, clone, isolate_git
+from helpers_server import AUTH, running_server
+from helpers_twoway import EXAMPLE, SARAH, Env, clone, isolate_git
+
+from vaultsync import config as configmod
+from vaultsync.app.init import init_vault
 
 CLI = [sys.executable, "-m", "vaultsync.cli"]
 ZED = "areas/people/zed"
@@ -71,23 +77,42 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("leave", [30_000, 250_000])
+def first_import(root: Path) -> Env:
+    """vault-example and a vault ``init`` just made, before the first pass."""
+    shutil.copytree(EXAMPLE, root / "mem")
+    init_vault(root / "mem" / "workspace", root / "mem" / "life", root / "vault", root / "config.toml")
+    return Env(root, configmod.load(root / "config.toml"))
+
+
+def later_pass(template: Path, root: Path) -> Env:
+    """A synced vault-example where the agent has since written a new person with 150 facts."""
+    env = clone(template, root)
+    add_zed(env)
+    return env
+
+
+@pytest.mark.parametrize(
+    ("variant", "leave"), [("first", 50_000), ("first", 300_000), ("later", 30_000), ("later", 250_000)]
+)
 def test_a_full_disk_stops_cleanly_and_the_next_pass_finishes(
-    synced_template: Path, isolated: Path, leave: int
+    synced_template: Path, isolated: Path, variant: str, leave: int
 ) -> None:
-    reference = clone(synced_template, isolated / "reference")
-    add_zed(reference)
+    def setup(root: Path) -> Env:
+        return first_import(root) if variant == "first" else later_pass(synced_template, root)
+
+    reference = setup(isolated / "reference")
     assert cli(reference, "sync").returncode == 0
     with tmpfs(isolated / "disk", "8m") as disk:
-        env = clone(synced_template, disk / "setup")
-        add_zed(env)
+        env = setup(disk / "setup")
         before = tree(env)
         ballast = fill(disk, leave)
 
         stopped = cli(env, "sync")
-        assert stopped.returncode == 4, stopped.stderr
-        assert stopped.stderr.count("\n") == 1 and str(disk) in stopped.stderr and "full" in stopped.stderr
-        assert not crashes()
+        assert stopped.returncode in (4, 5), stopped.stderr + stopped.stdout
+        output = stopped.stdout + stopped.stderr
+        said = [line for line in output.splitlines() if " is full" in line]
+        assert len(said) == 1 and f"mounted at {disk}" in said[0], output
+        assert "Traceback" not in stopped.stderr and not crashes()
         after = tree(env)
         assert not [p for p in after if is_temp(p)]
         assert not torn_files(after, before, tree(reference))
@@ -139,5 +164,9 @@ def test_a_read_only_vault_reads_and_refuses_writes_in_one_line(synced_template:
             refused = cli(env, *argv)
             assert refused.returncode == 4, (argv, refused.stderr)
             assert refused.stderr.count("\n") == 1 and "read-only" in refused.stderr, refused.stderr
+        with running_server(env.config_path) as url:
+            assert httpx.get(f"{url}/recall", params={"q": "sarah"}, headers=AUTH).json()["hits"]
+            write = httpx.post(f"{url}/facts", json={"entity": SARAH, "fact": "Sarah reads"}, headers=AUTH)
+            assert write.status_code == 503 and "read-only" in write.json()["detail"], write.text
         assert not crashes()
         assert tree(env) == files

@@ -36,6 +36,8 @@ ROUTES = [
     ("GET", "/inbox", None),
     ("POST", "/inbox/sarah-chen-001/accept", None),
     ("GET", "/review/latest", None),
+    ("GET", "/context?q=sarah", None),
+    ("POST", "/daily", {"text": "x"}),
 ]
 
 

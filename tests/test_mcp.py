@@ -24,6 +24,8 @@ TOOLS = {
     "history",
     "sync",
     "status",
+    "context",
+    "append_daily",
     "list_entities",
     "read_daily_note",
     "read_memory",
@@ -97,6 +99,13 @@ async def session(env: Env) -> None:
         bad_target = await client.call_tool("history", {"target": "../../etc"})
         assert bad_target.is_error and "target" in bad_target.content[0].text
 
+        known = payload(await client.call_tool("context", {"message": "Coffee with Sarah Chen?", "budget": 800}))
+        assert known["entities"][0]["entity"] == SARAH and "likes coffee" in known["text"]
+        assert "likes tea" not in known["text"]  # superseded: never shown as current
+        daily = payload(await client.call_tool("append_daily", {"text": "Talked about coffee", "source": "mcp"}))
+        assert "Talked about coffee" in (env.workspace / daily["path"]).read_text() and daily["commits"]
+        empty = await client.call_tool("append_daily", {"text": " "})
+        assert empty.is_error and "text" in empty.content[0].text
         short = payload(await client.call_tool("get_entity", {"entity": "people/sarah-chen"}))
         assert short["entity"] == SARAH and short == payload(await client.call_tool("get_entity", {"entity": SARAH}))
         typo = await client.call_tool("get_entity", {"entity": "sarah-chn"})

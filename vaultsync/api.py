@@ -48,6 +48,9 @@ _SURFACE = {
     "parse_kinds": "vaultsync.app.recall",
     "recall": "vaultsync.app.recall",
     "history": "vaultsync.app.history",
+    "capture": "vaultsync.app",
+    "context": "vaultsync.app.context",
+    "BUDGET": "vaultsync.app.context",
     # the memory's upkeep
     "janitor": "vaultsync.app.janitor",
     "review": "vaultsync.app",

@@ -394,8 +394,12 @@ def _scheduled(args: argparse.Namespace) -> int:
     try:
         with redirect_stdout(output), redirect_stderr(output):
             code = _run(args)
-    except Exception:
-        write_log(config, ExitCode.CRASH, output.getvalue() + traceback.format_exc())
+    except Exception as exc:
+        from vaultsync.app.faults import refused
+
+        why = refused(exc, _places(args))  # a full or read-only disk: main says so in one line, exit 4
+        tail = f"vaultsync: stopped: {why}\n" if why else traceback.format_exc()
+        write_log(config, ExitCode.SAFETY_STOP if why else ExitCode.CRASH, output.getvalue() + tail)
         raise
     write_log(config, code, output.getvalue())
     return code

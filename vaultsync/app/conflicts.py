@@ -76,7 +76,7 @@ def note_of(copy: str) -> str:
 
 
 def open_conflicts(cfg: Config) -> list[OpenConflict]:
-    """The conflict copies the last pass recorded that are still in the vault, oldest path order.
+    """The conflict copies the last pass recorded that are still in the vault, in path order.
 
     The record is the base's, as ``status`` reports it: cheap at any size (no walk of the vault)."""
     base = StateFiles(cfg.state_dir).base

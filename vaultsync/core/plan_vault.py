@@ -206,8 +206,9 @@ class VaultSide(PlanTarget):
     def _taken(self, minted: Minted) -> bool:
         """The renamed note's old place is another fact's note, written over it (``core/vault_facts._collides``):
         no deletion of it, which would remove that fact's note."""
+        stem = minted.old_path.rsplit("/", 1)[-1].removesuffix(".md")
         live = self.final_facts.get(minted.rel, {})
-        return any(self.layout.fact_note(minted.rel, n) == minted.old_path for n in live)
+        return stem in live and self.layout.fact_note(minted.rel, stem) == minted.old_path
 
     def _vault_files(self) -> None:
         for key, state in self.world.units.items():

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from vaultsync import disk
 from vaultsync.config import Config, Layout
 from vaultsync.core.changes import message, unchanged_notes
 from vaultsync.core.guard import changed_settings, relocated, stranded
@@ -101,15 +102,21 @@ def commit(
     try:
         sha = repo.commit(committable(root, paths, report, checked), text, author, staged=checked)
     except GitFailed as exc:
-        report.problems.append(Problem(str(root), why(exc.stderr)))
+        report.problems.append(Problem(str(root), why(exc.stderr, root)))
         return False
     if sha:
         report.commits.append(sha)
     return True
 
 
-def why(stderr: str) -> str:
-    """git's reason in one line; a held lock is named, with what the person can do about it."""
+def why(stderr: str, root: Path) -> str:
+    """git's reason in one line; a full disk and a held lock are named, with what the person can do about it."""
+    full = next((words for words in disk.FULL_WORDS if words in stderr), None)
+    if full:  # before the lock: git names the lock file it failed to write
+        return (
+            f"git commit failed: the disk mounted at {disk.mount_of(root)} is full ({full}); free some space, "
+            "then sync again: the next pass commits"
+        )
     # index.lock, or a ref's lock (HEAD.lock, refs/heads/main.lock) that a killed git left behind
     lock = re.search(r"'([^']*\.lock)'", stderr)
     if lock:

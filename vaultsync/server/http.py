@@ -46,7 +46,7 @@ from vaultsync.api import (
 )
 from vaultsync.config import Config
 from vaultsync.model import client
-from vaultsync.server import models, plugin_routes
+from vaultsync.server import models, plugin_routes, turn_routes
 from vaultsync.server.events import Events
 from vaultsync.server.models import errors
 
@@ -295,6 +295,7 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         return history(cfg, target, since=since, limit=limit).to_json()
 
     plugin_routes.add(app, cfg, events, recaller, auth_dep, answered)
+    turn_routes.add(app, cfg, events, recaller, auth_dep)
     app.state.events = events
     return app
 

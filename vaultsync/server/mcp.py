@@ -19,7 +19,8 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from vaultsync import __version__
-from vaultsync.api import PassOptions, RecallOptions, VaultsyncError, entities, memory, overview, sync
+from vaultsync.api import BUDGET, PassOptions, RecallOptions, VaultsyncError, capture, entities, memory, overview, sync
+from vaultsync.api import context as build_context
 from vaultsync.api import history as read_history
 from vaultsync.api import recall as recall_memory
 from vaultsync.config import Config
@@ -184,6 +185,30 @@ def _register(server: MCPServer, cfg: Config) -> None:
         limit: Annotated[int, Field(ge=1, le=1_000, description="at most this many changes")] = 50,
     ) -> dict[str, Any]:
         return _answer(lambda: read_history(cfg, target, since=since, limit=limit))
+
+    @server.tool(
+        description="What to know before answering a message: the current facts and summary of the entities it "
+        "names, then the best related memories (never a superseded fact), as text within a character budget.",
+        annotations=READ,
+    )
+    def context(
+        message: Annotated[str, Field(min_length=1, description="the person's message, as written")],
+        budget: Annotated[int, Field(ge=100, le=50_000, description="at most this many characters")] = BUDGET,
+    ) -> dict[str, Any]:
+        return _answer(lambda: build_context(cfg, message, budget))
+
+    @server.tool(
+        description="Append an entry to today's daily note (memory/YYYY-MM-DD.md) under a time heading: the raw "
+        "timeline that extract and the inbox later turn into facts. It only appends; nothing is rewritten.",
+        annotations=ADDS,
+    )
+    def append_daily(
+        text: Annotated[str, Field(min_length=1, description="what happened, as the agent would write it")],
+        source: Annotated[str | None, Field(description="who wrote it, shown in the heading")] = None,
+        ctx: Context | None = None,
+    ) -> dict[str, Any]:
+        actor = _actor(ctx)
+        return _answer(lambda: capture.append_daily(cfg, text, source=source, actor=actor))
 
     @server.tool(description="The last sync run, open conflicts, standing problems and the schedule.", annotations=READ)
     def status() -> dict[str, Any]:

@@ -220,6 +220,41 @@ class LatestReview(_Open):
     note: str | None = Field(description="the newest review note's vault path; null before the first review")
 
 
+class ContextFact(_Open):
+    id: str
+    fact: str | None
+    status: str
+
+
+class ContextEntity(_Open):
+    entity: str
+    name: str
+    note: str | None
+    summary: str
+    facts: list[ContextFact]
+
+
+class Context(_Open):
+    """What an agent should know before it answers a message, as text within the budget and as parts."""
+
+    query: str
+    budget: int
+    entities: list[ContextEntity]
+    hits: list[Hit]
+    text: str = Field(description="the context to put before the message")
+    truncated: bool = Field(description="true when the budget cut something off")
+
+
+class Captured(_Open):
+    """A turn appended to today's daily note and the pass that committed it."""
+
+    path: str
+    heading: str
+    synced: bool
+    sync: PassSummary
+    commits: list[str]
+
+
 class Problem(BaseModel):
     """Every error: ``detail`` is a sentence, a list of field issues (422), or the entities to choose from."""
 

@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
+from vaultsync import disk
 from vaultsync.keys import ALL_FACTS, entity_key, fact_range, file_key, is_fact, mem_path_of, note_of
 from vaultsync.names import fold
 from vaultsync.state.entry import BaseEntry, json_text
@@ -70,6 +71,8 @@ class BaseStore:
         try:
             self._open(path, read_only)
         except sqlite3.DatabaseError as exc:
+            if disk.full(exc) or disk.read_only(exc):
+                raise  # the disk refused a write: the file is fine, and moving it aside would lose the base
             raise BaseUnreadable(path, exc) from None
 
     def _open(self, path: Path, read_only: bool) -> None:

@@ -1,0 +1,147 @@
+// The plugin's parts against a real `vaultsync serve` on the example memory: the HTTP client, the tools a model
+// calls, the recall and capture hooks, and how each behaves when vaultsync is down, slow or refuses.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { after, before, describe, test } from "node:test";
+import { Client, VaultsyncError } from "../dist/client.js";
+import { settingsFrom } from "../dist/config.js";
+import { captureHook, recallHook, turnEntry } from "../dist/hooks.js";
+import { memoryTools } from "../dist/tools.js";
+import { freePort, makeVault, serve } from "./vaultsync.mjs";
+
+let vault;
+let server;
+let settings;
+let client;
+const warnings = [];
+const log = { warn: (message) => warnings.push(message) };
+
+before(async () => {
+  vault = await makeVault();
+  server = await serve(vault);
+  settings = settingsFrom({ baseUrl: server.url, tokenFile: vault.tokenFile, recallMinChars: 5 });
+  client = new Client(settings);
+});
+
+after(async () => {
+  await server?.stop();
+  vault?.cleanup();
+});
+
+function tools() {
+  return Object.fromEntries(memoryTools(client, settings).map((tool) => [tool.name, tool]));
+}
+
+function today() {
+  const now = new Date();
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+}
+
+describe("client", () => {
+  test("context names the entity's current facts and never a superseded one", async () => {
+    const found = await client.context("Agenda for the meeting with Sarah Chen", 1500, 10_000);
+    assert.equal(found.entities[0].entity, "areas/people/sarah-chen");
+    assert.match(found.text, /sarah-chen-005/);
+    assert.doesNotMatch(found.text, /sarah-chen-002/);
+    assert.ok(found.text.length <= 1500);
+  });
+
+  test("a wrong token, an unknown fact, nothing listening and no answer each say what happened", async () => {
+    const wrong = new Client({ baseUrl: server.url, token: () => "not-the-token" });
+    await assert.rejects(wrong.status(5000), (e) => e instanceof VaultsyncError && e.kind === "auth");
+    await assert.rejects(client.fact("no-such-fact", 5000), (e) => e.kind === "refused" && e.status === 404 && /no-such-fact/.test(e.message));
+    const nobody = new Client({ baseUrl: `http://127.0.0.1:${await freePort()}`, token: () => "x" });
+    await assert.rejects(nobody.status(5000), (e) => e.kind === "down" && /vaultsync serve/.test(e.message));
+    const silent = createServer(() => {}); // accepts the connection, never answers
+    await new Promise((done) => silent.listen(0, "127.0.0.1", done));
+    const stuck = new Client({ baseUrl: `http://127.0.0.1:${silent.address().port}`, token: () => "x" });
+    await assert.rejects(stuck.status(300), (e) => e.kind === "slow" && /300 ms/.test(e.message));
+    silent.close();
+    const missing = new Client(settingsFrom({ baseUrl: server.url, tokenFile: "/nonexistent/token" }));
+    await assert.rejects(missing.status(5000), (e) => e.kind === "auth" && /\/nonexistent\/token/.test(e.message));
+  });
+});
+
+describe("tools", () => {
+  test("remember, search, supersede, get, forget: each round trip, with text and details", async () => {
+    const t = tools();
+    const made = await t.memory_remember.execute("1", { entity: "areas/people/sarah-chen", fact: "Sarah Chen drinks oolong tea" });
+    const id = made.details.fact.id;
+    assert.match(made.content[0].text, new RegExp(`Remembered ${id} in areas/people/sarah-chen`));
+    const held = JSON.parse(readFileSync(`${vault.life}/areas/people/sarah-chen/items.json`, "utf8"));
+    const record = (Array.isArray(held) ? held : held.facts ?? held.items).find((f) => f.id === id);
+    assert.equal(record.source, "openclaw");
+
+    const found = await t.memory_search.execute("2", { query: "oolong tea", maxResults: 3 });
+    assert.equal(found.details.hits[0].id, id);
+
+    const replaced = await t.memory_supersede.execute("3", { id, fact: "Sarah Chen switched to matcha" });
+    const successor = replaced.details.fact.id;
+    assert.match(replaced.content[0].text, new RegExp(`${id} is superseded`));
+    const old = await t.memory_get.execute("4", { id });
+    assert.match(old.content[0].text, new RegExp(`superseded by ${successor}`));
+    assert.match(old.content[0].text, /Vault note: .*\.md/);
+    const again = await t.memory_search.execute("5", { query: "oolong tea" });
+    assert.match(again.content[0].text, /SUPERSEDED by/);
+
+    const gone = await t.memory_forget.execute("6", { id: successor });
+    assert.match(gone.content[0].text, /Forgot .*matcha/);
+    const clean = await t.memory_search.execute("7", { query: "matcha" });
+    assert.ok(clean.details.hits.every((hit) => hit.id !== successor));
+  });
+
+  test("a refused or unreachable call is a result telling the model what to do, not an exception", async () => {
+    const t = tools();
+    const unknown = await t.memory_forget.execute("1", { id: "no-such-fact" });
+    assert.equal(unknown.details.ok, false);
+    assert.match(unknown.content[0].text, /Fix the request/);
+    const both = await t.memory_supersede.execute("2", { id: "sarah-chen-001" });
+    assert.match(both.content[0].text, /exactly one of/);
+    const down = memoryTools(new Client({ baseUrl: `http://127.0.0.1:${await freePort()}`, token: () => "x" }), settings);
+    const answer = await down[0].execute("3", { query: "Sarah" });
+    assert.equal(answer.details.kind, "down");
+    assert.match(answer.content[0].text, /unavailable right now; answer without it/);
+  });
+});
+
+describe("hooks", () => {
+  test("recall prepends marked context for a person's message and skips the rest", async () => {
+    const recall = recallHook(client, settings, log);
+    const got = await recall({ prompt: "What do I know about Sarah Chen?" }, { trigger: "user" });
+    assert.match(got.prependContext, /^<vaultsync-memory>\n[\s\S]*sarah-chen-001[\s\S]*<\/vaultsync-memory>$/);
+    assert.equal(await recall({ prompt: "Sarah Chen status check" }, { trigger: "heartbeat" }), undefined);
+    assert.equal(await recall({ prompt: "ok" }, { trigger: "user" }), undefined);
+    const down = recallHook(new Client({ baseUrl: `http://127.0.0.1:${await freePort()}`, token: () => "x" }), settings, log);
+    assert.equal(await down({ prompt: "What about Sarah Chen?" }, {}), undefined);
+    assert.match(warnings.at(-1), /recall skipped for this turn/);
+  });
+
+  test("capture appends the person's words and a short answer once, without the injected memories", async () => {
+    const capture = captureHook(client, { ...settings, captureAnswerChars: 20 }, log);
+    const messages = [
+      { role: "user", content: "an earlier turn" },
+      { role: "user", content: [{ type: "text", text: "<vaultsync-memory>\nsarah-chen-001\n</vaultsync-memory>\nBook the Atlas review" }] },
+      { role: "assistant", content: [{ type: "text", text: "Booked the Atlas review for Thursday at 10:30 as usual." }] },
+    ];
+    await capture({ messages, success: true, runId: "run-1" }, {});
+    await capture({ messages, success: true, runId: "run-1" }, {});
+    await capture({ messages, success: false, runId: "run-2" }, {});
+    const note = readFileSync(`${vault.workspace}/memory/${today()}.md`, "utf8");
+    assert.equal(note.split("Book the Atlas review").length, 2);
+    assert.match(note, /## \d\d:\d\d openclaw\n\n\*\*Person:\*\* Book the Atlas review\n\n\*\*Agent:\*\* Booked the Atlas rev…\n$/);
+    assert.doesNotMatch(note, /sarah-chen-001|vaultsync-memory|earlier turn/);
+  });
+
+  test("a turn that stored what it learned through the memory tools is not captured again", () => {
+    const stored = [
+      { role: "user", content: "Sarah moved to Berlin" },
+      { role: "assistant", content: [{ type: "toolCall", name: "memory_remember", arguments: {} }] },
+      { role: "toolResult", toolName: "memory_remember", content: [{ type: "text", text: "Remembered" }] },
+      { role: "assistant", content: [{ type: "text", text: "Noted." }] },
+    ];
+    assert.equal(turnEntry(stored, 100), undefined);
+    assert.match(turnEntry(stored.slice(0, 1), 100), /\*\*Person:\*\* Sarah moved to Berlin/);
+  });
+});

@@ -1,0 +1,162 @@
+// The plugin inside the real OpenClaw (the version pinned in package.json), offline: installed with
+// `plugins install --link`, inspected and checked by `plugins doctor`, then whole agent turns with
+// `openclaw agent --local` against the fake model and a real `vaultsync serve` on a copy of the example memory.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { after, before, test } from "node:test";
+import { startFakeModel } from "./fake-model.mjs";
+import { makeVault, serve } from "./vaultsync.mjs";
+
+const PLUGIN = resolve(import.meta.dirname, "..");
+const OPENCLAW = join(PLUGIN, "node_modules/.bin/openclaw");
+const SARAH = "areas/people/sarah-chen";
+
+let home;
+let vault;
+let server;
+let model;
+
+function openclaw(...args) {
+  const env = { ...process.env, OPENCLAW_HOME: home, HOME: home, NO_COLOR: "1" };
+  return new Promise((done) => {
+    execFile(OPENCLAW, args, { env, cwd: home, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+      done({ code: error ? (error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+async function turn(message) {
+  const seen = model.requests.length;
+  const result = await openclaw("agent", "--local", "--agent", "main", "-m", message, "--json");
+  assert.equal(result.code, 0, result.stderr);
+  const reply = JSON.parse(result.stdout).payloads.map((p) => p.text).join("\n");
+  return { ...result, reply, requests: model.requests.slice(seen) };
+}
+
+/** Everything the person's side of a model request says (OpenClaw adds its own context as user messages too). */
+function userText(request) {
+  const text = (m) => (typeof m.content === "string" ? m.content : m.content.map((p) => p.text ?? "").join(""));
+  return request.messages.filter((m) => m.role === "user").map(text).join("\n");
+}
+
+function today() {
+  const now = new Date();
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+}
+
+/**
+ * The plugin folder as a person who runs OpenClaw from its own install has it: the built package and its one
+ * runtime dependency. The tests run the OpenClaw in this folder's node_modules, whose bundled plugins would
+ * otherwise sit inside the linked folder and make OpenClaw refuse it as a package holding several plugins.
+ */
+function checkout() {
+  const dir = join(home, "vaultsync-memory");
+  for (const name of ["package.json", "openclaw.plugin.json", "dist", "node_modules/typebox"]) {
+    cpSync(join(PLUGIN, name), join(dir, name), { recursive: true });
+  }
+  return dir;
+}
+
+before(async () => {
+  home = mkdtempSync(join(tmpdir(), "openclaw-home-"));
+  mkdirSync(join(home, "workspace"));
+  [vault, model] = await Promise.all([makeVault(), startFakeModel()]);
+  server = await serve(vault);
+});
+
+after(async () => {
+  await server?.stop();
+  await model?.close();
+  vault?.cleanup();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+test("install --link selects the memory slot; the runtime has both hooks, every tool and the commands", async () => {
+  const installed = await openclaw("plugins", "install", "--link", checkout(), "--force", "--accept-capabilities");
+  assert.equal(installed.code, 0, installed.stdout + installed.stderr);
+  const path = join(home, ".openclaw/openclaw.json");
+  const config = JSON.parse(readFileSync(path, "utf8"));
+  assert.equal(config.plugins.slots.memory, "vaultsync-memory");
+  const entry = config.plugins.entries["vaultsync-memory"];
+  entry.hooks = { allowConversationAccess: true };
+  entry.config = { baseUrl: server.url, tokenFile: vault.tokenFile };
+  config.plugins.entries["memory-core"] = { enabled: false };
+  const fake = { id: "fake-model", name: "Fake", reasoning: false, input: ["text"], contextWindow: 64000, maxTokens: 4000 };
+  config.models = { mode: "replace", providers: { fake: { baseUrl: model.url, api: "openai-completions", apiKey: "fake", models: [fake] } } };
+  config.agents = { defaults: { model: { primary: "fake/fake-model" }, workspace: join(home, "workspace") } };
+  config.tools = { toolSearch: false };
+  writeFileSync(path, JSON.stringify(config, null, 2));
+
+  const inspected = await openclaw("plugins", "inspect", "vaultsync-memory", "--runtime", "--json");
+  assert.equal(inspected.code, 0, inspected.stderr);
+  const report = JSON.parse(inspected.stdout);
+  assert.equal(report.plugin.status, "loaded");
+  assert.equal(report.plugin.kind, "memory");
+  assert.equal(report.plugin.memorySlotSelected, true);
+  assert.deepEqual(report.diagnostics.filter((d) => d.level === "error"), []);
+  assert.deepEqual(report.typedHooks.map((h) => h.name).sort(), ["agent_end", "before_prompt_build"]);
+  assert.deepEqual(report.tools.flatMap((t) => t.names).sort(), ["memory_forget", "memory_get", "memory_remember", "memory_search", "memory_supersede"]);
+  assert.deepEqual(report.commands.sort(), ["recall", "remember"]);
+  assert.deepEqual(report.cliCommands, ["vaultsync"]);
+  assert.equal(report.policy.allowConversationAccess, true);
+
+  const doctor = await openclaw("plugins", "doctor");
+  assert.equal(doctor.code, 0, doctor.stderr);
+  assert.doesNotMatch(doctor.stdout, /vaultsync-memory/);
+});
+
+test("a person's message gets the memory injected before the model sees it, and the turn lands in today's note", async () => {
+  const done = await turn("What should I prepare for my meeting with Sarah Chen?");
+  const first = userText(done.requests[0]);
+  assert.match(first, /<vaultsync-memory>[\s\S]*## Sarah Chen \(areas\/people\/sarah-chen\)[\s\S]*<\/vaultsync-memory>/);
+  assert.match(first, /Thursdays at 10:30 \[sarah-chen-005\]/);
+  assert.doesNotMatch(first, /sarah-chen-002/); // superseded: never shown as current
+  const note = readFileSync(join(vault.workspace, `memory/${today()}.md`), "utf8");
+  assert.match(note, /## \d\d:\d\d openclaw\n\n\*\*Person:\*\* What should I prepare for my meeting with Sarah Chen\?\n\n\*\*Agent:\*\* Noted, thank you\./);
+  assert.doesNotMatch(note, /vaultsync-memory|sarah-chen-005/);
+});
+
+test("every memory tool's round trip inside one turn, and the CLI", async () => {
+  const calls = [
+    `CALL memory_remember {"entity":"${SARAH}","fact":"Sarah Chen drinks oolong tea"}`,
+    `CALL memory_search {"query":"oolong tea","maxResults":3}`,
+    `CALL memory_supersede {"id":"sarah-chen-007","fact":"Sarah Chen switched to matcha"}`,
+    `CALL memory_get {"id":"sarah-chen-007"}`,
+    `CALL memory_search {"query":"matcha"}`,
+    `CALL memory_forget {"id":"sarah-chen-008"}`,
+    `CALL memory_search {"query":"matcha"}`,
+  ];
+  const done = await turn(`Please update memory.\n${calls.join("\n")}`);
+  const results = done.reply.split(/\n(?=\[\d+\] )/);
+  assert.equal(results.length, 7, done.reply);
+  assert.match(results[0], /Remembered sarah-chen-007 in areas\/people\/sarah-chen/);
+  assert.match(results[1], /oolong tea \(fact sarah-chen-007 of areas\/people\/sarah-chen\)/);
+  assert.match(results[2], /sarah-chen-007 is superseded\. Now current: sarah-chen-008/);
+  assert.match(results[3], /sarah-chen-007 \(areas\/people\/sarah-chen, superseded by sarah-chen-008\)/);
+  assert.match(results[4], /^\[5\] - Sarah Chen switched to matcha \(fact sarah-chen-008/);
+  assert.match(results[5], /Forgot sarah-chen-008/);
+  assert.doesNotMatch(results[6], /sarah-chen-008/);
+  const note = readFileSync(join(vault.workspace, `memory/${today()}.md`), "utf8");
+  assert.doesNotMatch(note, /Please update memory/); // stored through the tools: not captured again
+
+  const status = await openclaw("vaultsync", "status");
+  assert.equal(status.code, 0, status.stderr);
+  assert.match(status.stdout, /answering/);
+  const recalled = await openclaw("vaultsync", "recall", "oolong", "tea");
+  assert.match(recalled.stdout, /SUPERSEDED by sarah-chen-008/);
+});
+
+test("with vaultsync stopped the turn still answers, says so in the tool result and logs a warning", async () => {
+  await server.stop();
+  const done = await turn('Anything about Sarah Chen?\nCALL memory_search {"query":"Sarah Chen"}');
+  assert.match(done.reply, /unavailable right now; answer without it/);
+  assert.match(done.stdout + done.stderr, /recall skipped for this turn/);
+  assert.doesNotMatch(userText(done.requests[0]), /vaultsync-memory/);
+  const status = await openclaw("vaultsync", "status");
+  assert.equal(status.code, 1);
+  assert.match(status.stderr, /not reachable/);
+});

@@ -1,0 +1,163 @@
+"""What an agent should know before it answers a message: the context a plugin puts in front of the prompt.
+
+A model does not reliably search its memory before answering, so a plugin asks for this once per turn and
+prepends it. It is built from reads the other faces already make (``recall``, ``get_entity``), in the order that
+matters most when the budget runs out: first the entities the message names (their summary and their current
+facts), then the best recall hits that are not already shown. A superseded fact is never shown as current:
+entity facts are the active ones only, and hits are asked for with superseded facts left out.
+
+The budget is in characters of the rendered text, since that is what costs prompt space; whole lines are
+dropped, never cut in the middle, and ``truncated`` says when something was left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from vaultsync.app.entities import Entity, get_entity
+from vaultsync.app.facts import NotFound
+from vaultsync.app.recall import Hit, RecallOptions, RecallResult, UsageError, recall
+from vaultsync.config import Config
+from vaultsync.names import fold
+
+__all__ = ["BUDGET", "Context", "context"]
+
+BUDGET = 2000  # characters, about 500 tokens: enough for two entities and a handful of hits
+MAX_ENTITIES = 3  # entities named in one message whose facts are shown; more is a list, not a conversation
+FACTS_PER_ENTITY = 12
+HITS = 8
+SUMMARY_CHARS = 300
+CANDIDATES = 10  # summary hits looked at to find the entities a message names
+
+Search = Callable[[str, RecallOptions], RecallResult]
+
+
+@dataclass
+class Context:
+    query: str
+    budget: int
+    entities: list[dict[str, Any]] = field(default_factory=list)
+    hits: list[dict[str, Any]] = field(default_factory=list)
+    text: str = ""
+    truncated: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "budget": self.budget,
+            "entities": self.entities,
+            "hits": self.hits,
+            "text": self.text,
+            "truncated": self.truncated,
+        }
+
+
+def context(cfg: Config, query: str, budget: int = BUDGET, search: Search | None = None) -> Context:
+    """The context for ``query`` within ``budget`` characters; ``search`` is the face's recall (a long-running
+    server keeps its index open), plain ``recall`` otherwise."""
+    if budget < 1:
+        raise UsageError("the budget must be a positive number of characters", "budget")
+    ask: Search = search or (lambda words, options: recall(cfg, words, options))
+    result = Context(query, budget)
+    words = _words(query)
+    if not words:
+        return result
+    shown: set[tuple[str | None, str | None]] = set()
+    lines = _Lines(budget)
+    for entity in _named(cfg, ask, query, words):
+        facts = [f for f in entity.facts if f.record.get("status", "active") == "active"][:FACTS_PER_ENTITY]
+        summary = _summary(entity.summary)
+        if not lines.add(f"## {entity.name} ({entity.ref.entity})"):
+            break
+        if summary:
+            lines.add(summary)
+        kept = []
+        for fact in facts:
+            if lines.add(f"- {fact.record.get('fact', '')} [{fact.id}]"):
+                kept.append({"id": fact.id, "fact": fact.record.get("fact"), "status": "active"})
+                shown.add((entity.ref.entity, fact.id))
+        ref = entity.ref
+        result.entities.append(
+            {"entity": ref.entity, "name": entity.name, "note": ref.note, "summary": summary, "facts": kept}
+        )
+    hits = [h for h in ask(query, RecallOptions(limit=HITS * 2, active_only=True)).hits if _fresh(h, shown)][:HITS]
+    if hits and lines.add("## Related memories"):
+        for hit in hits:
+            if lines.add(_hit_line(hit)):
+                result.hits.append(hit.to_json())
+    result.text = lines.text()
+    result.truncated = lines.dropped
+    return result
+
+
+def _words(text: str) -> set[str]:
+    return {fold(w) for w in re.findall(r"\w+", text) if len(w) > 1}
+
+
+def _named(cfg: Config, ask: Search, query: str, words: set[str]) -> list[Entity]:
+    """The entities whose name the message holds: every word of the folder's slug (``sarah-chen``), or of the
+    summary's title, is in it. Candidates come from the recall index (summaries matching the words), so no
+    walk of the memory is needed."""
+    found: list[Entity] = []
+    candidates = ask(query, RecallOptions(limit=CANDIDATES, kinds=("summary",))).hits
+    for rel in dict.fromkeys(str(h.entity) for h in candidates if h.entity):
+        titles = [_title(h.text) for h in candidates if h.entity == rel]
+        named = [_words(rel.rsplit("/", 1)[-1].replace("-", " ")), *titles]
+        if not any(name and name <= words for name in named):
+            continue
+        try:
+            found.append(get_entity(cfg, rel))
+        except (NotFound, ValueError):
+            continue
+        if len(found) == MAX_ENTITIES:
+            break
+    return found
+
+
+def _title(text: str) -> set[str]:
+    """The words of a summary's ``# Title`` when its hit starts with it."""
+    first = text.lstrip().split("\n", 1)[0]
+    return _words(first[2:]) if first.startswith("# ") else set()
+
+
+def _summary(body: str) -> str:
+    """The summary without its title, on one line, cut at a word within ``SUMMARY_CHARS``."""
+    text = " ".join(line.strip() for line in body.splitlines() if line.strip() and not line.startswith("# "))
+    if len(text) <= SUMMARY_CHARS:
+        return text
+    return text[:SUMMARY_CHARS].rsplit(" ", 1)[0] + "…"
+
+
+def _fresh(hit: Hit, shown: set[tuple[str | None, str | None]]) -> bool:
+    return hit.status != "superseded" and (hit.kind != "fact" or (hit.entity, hit.id) not in shown)
+
+
+def _hit_line(hit: Hit) -> str:
+    text = " ".join(hit.text.split())
+    where = f"{hit.entity}, {hit.id}" if hit.kind == "fact" else hit.path
+    return f"- {text} ({hit.kind}: {where})"
+
+
+class _Lines:
+    """Rendered lines, each added only if the whole text still fits the budget."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.lines: list[str] = []
+        self.size = 0
+        self.dropped = False
+
+    def add(self, line: str) -> bool:
+        cost = len(line) + (1 if self.lines else 0)
+        if self.size + cost > self.budget:
+            self.dropped = True
+            return False
+        self.lines.append(line)
+        self.size += cost
+        return True
+
+    def text(self) -> str:
+        return "\n".join(self.lines)
