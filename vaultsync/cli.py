@@ -395,7 +395,7 @@ def _scheduled(args: argparse.Namespace) -> int:
         with redirect_stdout(output), redirect_stderr(output):
             code = _run(args)
     except Exception as exc:
-        from vaultsync.app.faults import refused
+        from vaultsync.api import refused
 
         why = refused(exc, _places(args))  # a full or read-only disk: main says so in one line, exit 4
         tail = f"vaultsync: stopped: {why}\n" if why else traceback.format_exc()

@@ -81,7 +81,7 @@ def append_daily(
             raise FileChanged(f"{path}: rewritten by another program {_TRIES} times while appending")
         return Applied(True, frozenset({f"workspace/{rel}"}))  # the pass stats the one file, not the memory
 
-    report = write(cfg, Change("capture", actor, apply=apply, wait=wait))
+    report = write(cfg, Change("capture", actor, apply=apply, wait=wait, recall=False))
     return Captured(rel, heading, report)
 
 

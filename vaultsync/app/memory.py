@@ -261,7 +261,7 @@ def _write(cfg: Config, rel: str, plan: Plan, kind: str, wait: float, actor: Act
         # The one file written is named, so the pass stats it instead of walking the whole memory tree.
         return Applied(True, frozenset({f"life/{rel}/{ITEMS}"}))
 
-    return write(cfg, Change(kind, actor, apply=apply, wait=wait))
+    return write(cfg, Change(kind, actor, apply=apply, wait=wait, recall=False))
 
 
 def _still_there(cfg: Config, rel: str, doc: ItemsDoc | None, fact_id: str, if_match: str | None) -> tuple[int, Record]:

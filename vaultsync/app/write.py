@@ -76,6 +76,9 @@ class Change:
     apply: Callable[[], Applied] | None = None
     wait: Wait = None
     run_pass: bool = True
+    # False for a write a server makes for a client (a fact, a captured turn): the server's recall reader brings
+    # the index up to date before its next query, so the answer does not wait on the index while it is read.
+    recall: bool = True
 
 
 def write(cfg: Config, change: Change) -> Report:
@@ -110,7 +113,7 @@ def write(cfg: Config, change: Change) -> Report:
         raise
     _record(cfg, change.kind, report.exit_code, report.summary(), record and (passed or bool(report.stopped)))
     fresh = report.quick and StateFiles(cfg.state_dir).recall.exists()
-    if passed and not (report.dry_run or report.stopped or fresh):
+    if passed and change.recall and not (report.dry_run or report.stopped or fresh):
         # What the pass left in the memory tree goes into the recall index, built here when missing so that no
         # query waits for it; the quick no-change pass with an index has nothing to add and does not import it.
         from vaultsync.app.recall import refresh_after_pass
