@@ -18,7 +18,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from vaultsync import __version__
 
-READ_ONLY = {"get_entity", "recall", "history", "status", "list_entities", "read_daily_note", "read_memory"}
+READ_ONLY = {"get_entity", "recall", "history", "status", "list_entities", "read_daily_note", "read_memory", "context"}
 
 
 def payload(result: Any) -> Any:
