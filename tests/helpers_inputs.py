@@ -16,9 +16,9 @@ from typing import Any
 from vaultsync import config as configmod
 from vaultsync.app.init import init_vault
 from vaultsync.config import Config
-from vaultsync.engine.options import PassOptions
 from vaultsync.engine.run import run_pass
 from vaultsync.model import ExitCode, Problem, Report, Severity
+from vaultsync.options import PassOptions
 
 TODAY = date(2026, 2, 1)
 # Files and folders in the vault that are not notes a pass renders.

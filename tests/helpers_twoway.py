@@ -22,9 +22,9 @@ from typing import Any
 from vaultsync import config as configmod
 from vaultsync.app.init import init_vault
 from vaultsync.config import Config, GitSettings
-from vaultsync.engine.options import PassOptions
 from vaultsync.engine.run import run_pass
 from vaultsync.model import Report
+from vaultsync.options import PassOptions
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "vault-example"
 # The example's newest daily note is 2026-12-01: that is "today" unless a test says otherwise.

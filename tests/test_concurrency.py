@@ -49,6 +49,7 @@ from helpers_twoway import (
     NOW,
     SARAH,
     SARAH_DIR,
+    TODAY,
     Env,
     body_of,
     dump_items,
@@ -58,6 +59,7 @@ from helpers_twoway import (
 )
 
 from vaultsync import fs
+from vaultsync.app.sync import PassOptions, sync
 from vaultsync.fs import LockHeld
 from vaultsync.memory.tree import parse_summary
 from vaultsync.model import ExitCode, Report
@@ -307,7 +309,7 @@ def passes_while(
     rng = random.Random(f"{SEED}:passes")
     while writer.poll() is None:
         try:
-            report = env.sync(now=clock)
+            report = sync(env.cfg, PassOptions(today=TODAY, now=clock))
         except LockHeld:  # a `vaultsync sync` child holds it
             tally.lock_held += 1
             time.sleep(0.005)
@@ -547,7 +549,8 @@ def sync_racing(env: Env, write: Callable[[], None]) -> Report:
             write()
         calls.append(done)
 
-    report = env.sync(progress=progress)
+    # Through the write path, which holds the run lock for the whole pass, as every face's pass does.
+    report = sync(env.cfg, PassOptions(today=TODAY, now=lambda: NOW, progress=progress))
     assert calls, "the pass had nothing to write"
     return report
 

@@ -41,11 +41,12 @@ from helpers_e2e import (
 from vaultsync import cli
 from vaultsync import config as configmod
 from vaultsync.app.init import init_vault
+from vaultsync.app.sync import status
 from vaultsync.config import ConfigError
-from vaultsync.engine.options import PassOptions
 from vaultsync.engine.run import run_pass
 from vaultsync.fs import LockHeld
 from vaultsync.model import Change, Conflict, ExitCode, Problem, Report, Severity
+from vaultsync.options import PassOptions
 from vaultsync.state import runs
 from vaultsync.vault.notes import VIEW_MARKER
 
@@ -267,7 +268,7 @@ def test_init_creates_config_templates_settings_and_one_commit(tmp_path: Path, c
     assert json.loads((e.vault / ".obsidian/templates.json").read_text()) == {"folder": "Templates"}
     assert ".vaultsync/" in (e.vault / ".gitignore").read_text().splitlines()
 
-    assert sorted(tree_bytes(e.vault)) == INIT_FILES
+    assert sorted(tree_bytes(e.vault, (".git", ".vaultsync"))) == INIT_FILES  # the state folder: ignored by git
     assert commit_count(e.vault) == 1
     assert commit_files(e.vault) == INIT_FILES
     assert author(e.vault) == (AGENT, AGENT)
@@ -296,13 +297,14 @@ def test_init_keeps_existing_user_files_and_extends_gitignore(tmp_path: Path) ->
     assert set(result.kept) == set(mine)
     assert sorted(result.created) == sorted(set(INIT_FILES) - set(mine))
     assert (e.vault / "Templates/Entity.md").read_bytes() == (PACKAGE_TEMPLATES / "Entity.md").read_bytes()
-    # The one init commit holds what init made, not the person's own files.
-    assert commit_count(e.vault) == 1
+    # A vault adopted into a new repository: the person's own files first, as the person, then what init made,
+    # as the agent; nothing stays untracked.
+    assert commit_count(e.vault) == 2
+    assert commit_files(e.vault, "HEAD~1") == sorted(mine)
+    assert git(e.vault, "log", "-1", "--format=%an", "HEAD~1").strip() != "vaultsync agent"
     assert commit_files(e.vault) == sorted(result.created)
-    assert git(e.vault, "status", "--porcelain", "--untracked-files=all").splitlines() == [
-        "?? .obsidian/daily-notes.json",
-        "?? Templates/Fact.md",
-    ]
+    assert git(e.vault, "log", "-1", "--format=%an").strip() == "vaultsync agent"
+    assert git(e.vault, "status", "--porcelain", "--untracked-files=all").splitlines() == []
 
 
 def test_init_in_an_existing_repo_leaves_the_persons_staged_file_staged(tmp_path: Path) -> None:
@@ -762,7 +764,7 @@ def test_a_held_lock_exits_3_and_writes_nothing(env: Env, tmp_path: Path, capsys
         assert sync_cli(env) == ExitCode.LOCKED == 3
         assert "lock" in capsys.readouterr().err
         with pytest.raises(LockHeld):
-            run_pass(cfg, PassOptions())
+            status(cfg)
 
         assert [(r.kind, r.exit_code) for r in runs.history(cfg.state_dir)] == [("sync", 3)]
         assert tree_stat(env.vault, skip) == vault_before

@@ -1,7 +1,8 @@
 """The house's layers, read from the imports themselves: a test fails the moment a module reaches a layer it must
 not, so docs/architecture.md's folder map stays true.
 
-faces (cli.py, watch.py, server/) -> app/ -> engine/ -> core/ -> memory/, vault/, state/, git/ -> leaves
+faces (cli.py, watch.py, server/) -> api.py (the public surface) -> app/ -> engine/ -> core/
+    -> memory/, vault/, state/, git/ -> leaves
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ ALLOWED: dict[str, set[str]] = {
     "core": {"core", "memory", "vault", "state"},
     "engine": {"engine", "core", "memory", "vault", "state", "git"},
     "app": {"app", "engine", "core", "memory", "vault", "state", "git"},
-    "face": {"face", "app"},  # the command line hands a command to its own face module
+    "surface": {"app"},  # vaultsync/api.py: the public surface, over the use cases
+    "face": {"face", "surface"},  # the command line hands a command to its own face module
 }
 FACE_LEAVES = {"model", "config"}  # a face reads the config and prints the model; nothing else below app/
 
@@ -40,6 +42,8 @@ def layer_of(module: str) -> str:
     parts = module.split(".")
     if len(parts) == 1:
         return "leaf"  # the package itself: __version__
+    if parts[1] == "api":
+        return "surface"
     if parts[1] in FOLDERS:
         return "face" if parts[1] == "server" else parts[1]
     return "face" if parts[1] in FACE_MODULES or parts[1].startswith("cli_") else "leaf"
@@ -83,7 +87,7 @@ def test_each_module_imports_only_the_layers_below_it(module: str, path: Path) -
         theirs = layer_of(target)
         if theirs == "leaf":
             if own == "face" and target.split(".")[-1] not in FACE_LEAVES and target != "vaultsync":
-                wrong.append(f"line {line}: a face imports the leaf {target}; go through app/")
+                wrong.append(f"line {line}: a face imports the leaf {target}; go through vaultsync.api")
             continue
         if theirs not in ALLOWED[own]:
             wrong.append(f"line {line}: {own} imports {target} ({theirs})")
@@ -152,3 +156,177 @@ def test_layer_rules_see_a_crossing() -> None:
     assert "vault" not in ALLOWED["memory"] and "memory" not in ALLOWED["vault"]
     assert layer_of("vaultsync.memory.tree") == "memory" and layer_of("vaultsync.vault.scan") == "vault"
     assert layer_of("vaultsync.cli") == "face" and layer_of("vaultsync.keys") == "leaf"
+
+
+# -- rules that cannot be walked around -----------------------------------------------------------------------
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+MODULE_PATHS = dict(ALL)
+
+
+def _surface() -> dict[str, str]:
+    """The public surface's table of names (``vaultsync/api.py``'s ``_SURFACE``): name -> where it lives."""
+    for node in _tree(PACKAGE / "api.py").body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "_SURFACE" for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise AssertionError("vaultsync/api.py has no _SURFACE table")
+
+
+def origin(module: str, name: str, seen: frozenset[str] = frozenset()) -> str:
+    """The module that defines ``name`` as ``module`` exports it, following re-exports (``from x import name``)
+    and the public surface's table; a submodule stands for itself."""
+    if module == "vaultsync.api" and name in (table := _surface()):
+        target = table[name]
+        return f"{target}.{name}" if f"{target}.{name}" in MODULE_PATHS else origin(target, name, seen)
+    path = MODULE_PATHS.get(module)
+    if path is None or module in seen:
+        return module
+    for node in _tree(path).body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("vaultsync"):
+            for alias in node.names:
+                if (alias.asname or alias.name) == name:
+                    sub = f"{node.module}.{alias.name}"
+                    return sub if sub in MODULE_PATHS else origin(node.module, alias.name, seen | {module})
+    return module
+
+
+def crossings_by_reexport(module: str, path: Path) -> list[str]:
+    """Names taken through another module that come from a layer the importer may not reach."""
+    own = layer_of(module)
+    wrong = []
+    for target, names, line in imports(path, module):
+        for name in names:
+            home = origin(target, name)
+            theirs = layer_of(home)
+            if theirs == "leaf" or home == module:
+                continue
+            allowed = ALLOWED[own] | ({"app"} if own == "face" and target == "vaultsync.api" else set())
+            if theirs not in allowed:
+                wrong.append(f"line {line}: {name} from {target} is {home}'s ({theirs})")
+    return wrong
+
+
+@pytest.mark.parametrize(("module", "path"), ALL, ids=[m for m, _ in ALL])
+def test_no_name_reaches_a_layer_through_a_reexport(module: str, path: Path) -> None:
+    wrong = crossings_by_reexport(module, path)
+    assert not wrong, f"{module} reaches a layer through a re-export:\n" + "\n".join(wrong)
+
+
+def git_argvs(tree: ast.AST) -> list[int]:
+    """Lines of every command line starting with "git" (a list or tuple literal, wherever it stands: passed, or
+    kept in a variable first), and of every call handed a string starting with "git " (a shell line)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.List | ast.Tuple) and len(node.elts) > 1:
+            first, then = node.elts[0], node.elts[1]
+            named = isinstance(first, ast.Constant) and first.value == "git"
+            if named and (
+                isinstance(then, ast.Starred) or (isinstance(then, ast.Constant) and isinstance(then.value, str))
+            ):
+                found.append(node.lineno)  # ["git", "commit", ...], ("git", *args): a command line, not a pair
+        elif isinstance(node, ast.Call) and node.args and _runs_a_program(node.func):
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.startswith("git "):
+                found.append(node.lineno)
+    return found
+
+
+def _runs_a_program(func: ast.expr) -> bool:
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name in {"run", "Popen", "call", "check_call", "check_output", "system", "popen", "getoutput"}
+
+
+def test_no_git_command_line_outside_the_git_layer() -> None:
+    runners = [f"{m}: line {n}" for m, p in ALL if layer_of(m) != "git" for n in git_argvs(_tree(p))]
+    assert not runners, "git command lines outside vaultsync/git/:\n" + "\n".join(runners)
+
+
+IO_METHODS = {
+    "exists", "is_dir", "is_file", "is_symlink", "stat", "lstat", "read_bytes", "read_text", "write_bytes",
+    "write_text", "iterdir", "glob", "rglob", "mkdir", "unlink", "rmdir", "open", "execute", "listdir", "scandir",
+}  # fmt: skip
+IO_MODULES = {"sqlite3", "os", "shutil", "subprocess", "io", "vaultsync.fs", "vaultsync.state.base"}
+
+
+def io_in(tree: ast.AST) -> list[str]:
+    """File, database and process I/O in a module: imports of the modules that do it, ``open()``, and the
+    I/O methods of paths and connections called on anything but ``self``."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            found += [f"line {node.lineno}: imports {n}" for n in names if n in IO_MODULES]
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id == "open":
+                found.append(f"line {node.lineno}: open()")
+            elif (
+                isinstance(func, ast.Attribute)
+                and func.attr in IO_METHODS
+                and not (isinstance(func.value, ast.Name) and func.value.id == "self")
+            ):
+                found.append(f"line {node.lineno}: .{func.attr}()")
+    return found
+
+
+def test_the_decision_does_no_io() -> None:
+    """core/ is values in, values out: no file, database or process is touched there, so it is tested as a
+    specification and a pass's I/O is ordered in one place (engine/)."""
+    impure = [f"{m} {hit}" for m, p in ALL if layer_of(m) == "core" for hit in io_in(_tree(p))]
+    assert not impure, "I/O in core/:\n" + "\n".join(impure)
+
+
+WRITE_PATH = "vaultsync.app.write"
+
+
+def calls_named(tree: ast.AST, names: set[str]) -> list[int]:
+    """Lines calling any of ``names``, as a function or a method, however it was imported or renamed."""
+    aliases = set(names)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            aliases |= {a.asname for a in node.names if a.name in names and a.asname}
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and (
+            (isinstance(node.func, ast.Name) and node.func.id in aliases)
+            or (isinstance(node.func, ast.Attribute) and node.func.attr in aliases)
+        )
+    ]
+
+
+def test_only_the_write_path_takes_the_lock() -> None:
+    """One place takes the run lock (``app/write.py``): no change can be written around another."""
+    takers = [
+        f"{m}: line {n}"
+        for m, p in ALL
+        if m not in (WRITE_PATH, "vaultsync.fs")
+        for n in calls_named(_tree(p), {"run_lock"})
+    ]
+    assert not takers, "the run lock taken outside the write path:\n" + "\n".join(takers)
+
+
+def test_each_rule_fails_on_a_deliberate_crossing(tmp_path: Path) -> None:
+    """Every rule above, fed a module that breaks it, says so."""
+    bad = {
+        "git": 'argv = ["git", "commit"]\nrun(argv)\nsubprocess.run("git log", shell=True)\npair = ("git", cfg.git)\n',
+        "io": "import sqlite3\nfrom pathlib import Path\nPath('x').exists()\nopen('y')\nstore.db.execute('q')\n",
+        "lock": "from vaultsync.fs import run_lock as hold\nwith hold(path):\n    pass\nfs.run_lock(p)\n",
+    }
+    assert len(git_argvs(ast.parse(bad["git"]))) == 2
+    assert len(io_in(ast.parse(bad["io"]))) == 4
+    assert len(calls_named(ast.parse(bad["lock"]), {"run_lock"})) == 2
+    # A face taking an engine name through an app module's re-export, and a face importing app/ directly.
+    face = tmp_path / "face.py"
+    face.write_text("from vaultsync.app.sync import run_pass\nfrom vaultsync.app import sync\n", encoding="utf-8")
+    MODULE_PATHS["vaultsync.app.sync_reexport"] = tmp_path / "reexport.py"
+    (tmp_path / "reexport.py").write_text("from vaultsync.engine.run import run_pass\n", encoding="utf-8")
+    face.write_text("from vaultsync.app.sync_reexport import run_pass\n", encoding="utf-8")
+    try:
+        assert crossings_by_reexport("vaultsync.cli_bad", face)
+    finally:
+        del MODULE_PATHS["vaultsync.app.sync_reexport"]
+    assert layer_of("vaultsync.api") == "surface" and "app" not in ALLOWED["face"]

@@ -12,6 +12,7 @@ from typing import Any
 from helpers_twoway import SARAH, SARAH_DIR, Env
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.types import Implementation
 
 TOOLS = {
     "remember",
@@ -45,7 +46,7 @@ async def session(env: Env) -> None:
         args=["-m", "vaultsync.cli", "mcp", "--config", str(env.config_path)],
         env={k: v for k, v in os.environ.items() if k.startswith(("GIT_", "HOME", "XDG_", "PATH", "PYTHON"))},
     )
-    async with Client(params) as client:
+    async with Client(params, client_info=Implementation(name="claude-code", version="1.0")) as client:
         listed = await client.list_tools()
         tools = {tool.name: tool for tool in listed.tools}
         assert set(tools) == TOOLS
@@ -55,6 +56,8 @@ async def session(env: Env) -> None:
         remembered = payload(await client.call_tool("remember", {"entity": SARAH, "fact": "Sarah Chen likes tea"}))
         new_id = remembered["fact"]["id"]
         assert new_id == "sarah-chen-007" and (env.vault / f"{SARAH_DIR}/facts/{new_id}.md").is_file()
+        # git names the client as it named itself when it connected
+        assert env.git("log", "-1", "--format=%an").strip() == "vaultsync api (claude-code)"
 
         replaced = payload(await client.call_tool("supersede", {"id": new_id, "fact": "Sarah Chen likes coffee"}))
         assert env.fact(SARAH, new_id)["supersededBy"] == replaced["fact"]["id"]

@@ -114,6 +114,10 @@ def test_review_note_round_trip(env: Env) -> None:
     assert "(applied 2026-12-01)" in note.read_text() and ticked(note.read_text()) == []
     vault_note = env.vault / SARAH_DIR / "facts/sarah-chen-090.md"
     assert "status: superseded" in vault_note.read_text()
+    # The review note itself is the agent's; the ticks, the fix and the marks are the person's decision.
+    authors = git(env.vault, "log", "--format=%an", f"-{len(done.commits)}").split("\n")[: len(done.commits)]
+    assert done.commits and "vaultsync agent" not in authors, authors
+    assert git(env.vault, "log", "-1", "--format=%an", "--", "Reviews/2026-W49.md").strip() == authors[0]
     assert fix(env.cfg, TODAY).applied == []  # applied once, not twice
 
 

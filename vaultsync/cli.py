@@ -263,7 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return ExitCode.PIPE_CLOSED
     except Exception as exc:
-        from vaultsync.app.faults import refused
+        from vaultsync.api import refused
 
         if why := refused(exc, _places(args)):
             print(f"vaultsync: stopped: {why}", file=sys.stderr)
@@ -320,7 +320,7 @@ def _run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"vaultsync: {exc}", file=sys.stderr)
         return ExitCode.USAGE
-    from vaultsync.app.sync import git_missing
+    from vaultsync.api import git_missing
 
     missing = git_missing()
     if missing:
@@ -347,7 +347,7 @@ def _run(args: argparse.Namespace) -> int:
 
         return serve_command(cfg, args)
 
-    from vaultsync.app.sync import LockHeld, PassOptions, status, sync
+    from vaultsync.api import LockHeld, PassOptions, status, sync
 
     try:
         progress = _ProgressBar() if sys.stderr.isatty() and not args.json else None
@@ -381,18 +381,13 @@ def _print_quiet(report: Report) -> None:
     """``--quiet``: what needs a person, and nothing on a pass that went well; timestamped, since such lines end up
     in a log or a cron mail read later."""
     stamp = datetime.now().astimezone().isoformat(timespec="seconds")
-    lines = [f"stopped: {report.stopped}"] if report.stopped else []
-    lines += [f"{p.severity}: {p.line()}" for p in report.problems if p.severity is not Severity.NOTE]
-    lines += [f"conflict: {c.scope}: {c.detail}; the vault's version is in {c.copy_path}" for c in report.conflicts]
-    new = {c.copy_path for c in report.conflicts}
-    lines += [f"open conflict: {copy}" for copy in report.open_conflicts if copy not in new]
-    for line in lines:
+    for line in report.attention():
         print(f"{stamp} {line}")
 
 
 def _scheduled(args: argparse.Namespace) -> int:
     """A pass started by cron or a systemd timer: its output goes to the rotated log, led by one timestamped line."""
-    from vaultsync.app.schedule import absolute_config, write_log
+    from vaultsync.api import absolute_config, write_log
 
     config = absolute_config(configmod.config_path(args.config))
     output = io.StringIO()
@@ -400,7 +395,7 @@ def _scheduled(args: argparse.Namespace) -> int:
         with redirect_stdout(output), redirect_stderr(output):
             code = _run(args)
     except Exception as exc:
-        from vaultsync.app.faults import refused
+        from vaultsync.api import refused
 
         why = refused(exc, _places(args))  # a full or read-only disk: main says so in one line, exit 4
         tail = f"vaultsync: stopped: {why}\n" if why else traceback.format_exc()
@@ -411,8 +406,7 @@ def _scheduled(args: argparse.Namespace) -> int:
 
 
 def _init(args: argparse.Namespace, path: Path) -> int:
-    from vaultsync.app.init import init_vault
-    from vaultsync.app.sync import git_missing
+    from vaultsync.api import git_missing, init_vault
 
     missing = git_missing()
     if missing:

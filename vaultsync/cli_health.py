@@ -45,7 +45,7 @@ def _day(text: str) -> date:
 
 
 def health_command(cfg: Config, args: argparse.Namespace) -> int:
-    from vaultsync.app.sync import LockHeld
+    from vaultsync.api import LockHeld
 
     try:
         if args.command == "janitor":
@@ -61,7 +61,7 @@ def health_command(cfg: Config, args: argparse.Namespace) -> int:
 
 
 def _janitor(cfg: Config, args: argparse.Namespace) -> int:
-    from vaultsync.app.janitor import janitor
+    from vaultsync.api import janitor
 
     result = janitor(cfg, dry_run=args.dry_run, today=args.today)
     if args.json:
@@ -81,7 +81,7 @@ def _janitor(cfg: Config, args: argparse.Namespace) -> int:
 
 
 def _review(cfg: Config, args: argparse.Namespace) -> int:
-    from vaultsync.app import review
+    from vaultsync.api import review
 
     if args.regenerate or args.all:
         result = review.regenerate(cfg, None if args.all else [args.regenerate], args.today, args.dry_run)
@@ -109,7 +109,7 @@ def _review(cfg: Config, args: argparse.Namespace) -> int:
 
 
 def _extract(cfg: Config, args: argparse.Namespace) -> int:
-    from vaultsync.app.extract import extract
+    from vaultsync.api import extract
 
     result = extract(cfg, dry_run=args.dry_run)
     if args.json:

@@ -28,15 +28,14 @@ def add_command(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def obsidian_command(cfg: Config, args: argparse.Namespace) -> int:
-    from vaultsync.app.init import load_token
-    from vaultsync.app.obsidian import DEFAULT_URL, install
+    from vaultsync.api import load_token, obsidian
 
     try:
         token = load_token(cfg)
-        done = install(
+        done = obsidian.install(
             cfg,
             token,
-            url=args.url or DEFAULT_URL,
+            url=args.url or obsidian.DEFAULT_URL,
             config_dir=args.config_dir,
             source=Path(args.source).expanduser() if args.source else None,
         )

@@ -13,7 +13,7 @@ from vaultsync.model import ExitCode
 
 
 def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
-    from vaultsync.app.recall import RecallOptions, UsageError, parse_kinds, recall
+    from vaultsync.api import RecallOptions, UsageError, parse_kinds, recall
 
     try:
         kinds = parse_kinds(args.kind)
@@ -65,7 +65,7 @@ def _why(explain: dict[str, float | str] | None) -> str:
 
 
 def log_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
-    from vaultsync.app.history import Ambiguous, HistoryError, Invalid, NotFound, history
+    from vaultsync.api import Ambiguous, HistoryError, Invalid, NotFound, history
 
     try:
         result = history(cfg, args.target, since=args.since, limit=max(1, args.limit))

@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 from vaultsync import config as configmod
-from vaultsync.app import schedule
+from vaultsync.api import schedule
 from vaultsync.config import Config, ConfigError
 from vaultsync.model import ExitCode
 

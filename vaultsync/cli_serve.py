@@ -9,7 +9,7 @@ import ipaddress
 import signal
 import sys
 
-from vaultsync.app.init import load_token
+from vaultsync.api import load_token
 from vaultsync.config import Config, ConfigError
 from vaultsync.model import ExitCode
 

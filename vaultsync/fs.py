@@ -18,11 +18,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vaultsync.errors import VaultsyncError
+
 TEMP_SUFFIX = ".vstmp"  # staged writes; a killed pass may leave one, and the next pass removes it
 
 
-class FileChanged(RuntimeError):
+class FileChanged(VaultsyncError, RuntimeError):
     """The target changed between the scan and the write; the pass leaves it for the next run."""
+
+    kind = "changed"
+
+    def line(self) -> str:
+        return f"{self.message}: changed while it was written; read it again and retry"
 
 
 BEING_WRITTEN = "was being written while the pass read it; left as it is for the next pass"
@@ -32,8 +39,10 @@ class BeingWritten(RuntimeError):
     """The file's size moved while it was read: another program was writing it. Read it next pass."""
 
 
-class LockHeld(RuntimeError):
+class LockHeld(VaultsyncError, RuntimeError):
     """Another pass holds the lock."""
+
+    kind = "busy"
 
 
 def digest(data: bytes) -> str:
@@ -412,7 +421,7 @@ def run_lock(lock_path: Path) -> Iterator[None]:
             _lock_now(fd)
         except OSError as exc:
             if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK, errno.EDEADLK):
-                raise LockHeld(str(lock_path)) from exc
+                raise LockHeld(f"a pass held the lock ({lock_path})", hint="try again shortly") from exc
             raise
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
@@ -435,11 +444,3 @@ def _lock_now(fd: int) -> None:
     import fcntl
 
     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-
-def is_within(path: Path, root: Path) -> bool:
-    try:
-        path.resolve().relative_to(root.resolve())
-    except ValueError:
-        return False
-    return True

@@ -94,6 +94,8 @@ def scope_of(key: str) -> str:
         rel = rel_of(key)
         rest = rel.partition("/")[2]
         return rest if "/" in rest else rel
+    if kind != FILE:
+        return key.partition(":")[2]  # a remote merge's clash, ``git:<path>``: the file it is about
     mem_path = mem_path_of(key)
     name = mem_path.rsplit("/", 1)[-1]
     if mem_path.startswith("workspace/memory/archive/"):

@@ -17,6 +17,7 @@ Record = dict[str, Any]
 Progress = Callable[[int, int], None]  # (actions done, actions in the plan); the CLI draws a bar
 # The PARA folders under life/, in vault order.
 PARA_KEYS = ("projects", "areas", "resources", "archives")
+SHOWN_SCOPES = 3  # scopes a one-line summary names before "and N more"
 
 
 class ExitCode(IntEnum):
@@ -36,6 +37,30 @@ class Severity(StrEnum):
     ERROR = "error"  # an input was skipped: the pass exits 5
     WARNING = "warning"  # something a person should know; nothing was lost
     NOTE = "note"  # informational, e.g. a file vaultsync leaves alone
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who a change is made for, so git can say who acted: the agent (its own memory files), the person (vault
+    edits, review ticks, inbox decisions, resolved conflicts) or a program writing through the API, by the name
+    it gives (``client``: ``openclaw``, an MCP client's own name)."""
+
+    kind: str  # "agent", "person" or "client"
+    client: str = ""
+
+    def label(self) -> str:
+        return f"api ({self.client})" if self.kind == "client" else self.kind
+
+
+AGENT = Actor("agent")
+PERSON = Actor("person")
+
+
+def client(name: str | None) -> Actor:
+    """The actor for a program writing through the HTTP API or MCP; a name it does not give reads ``unnamed``.
+    The name is cut to what a commit author line can hold (printable, no angle brackets, 40 characters)."""
+    clean = "".join(c for c in (name or "") if c.isprintable() and c not in "<>\n").strip()[:40]
+    return Actor("client", clean or "unnamed")
 
 
 @dataclass(frozen=True)
@@ -141,6 +166,39 @@ class Report:
     def waiting(self) -> bool:
         """Commits wait for the remote: the pass itself is done, the push is not."""
         return self.remote is not None and bool(self.remote.waiting_since)
+
+    def summary(self) -> str:
+        """The pass in one line, the same on every face: the record of runs, ``watch``, an API write's answer."""
+        if self.stopped:
+            return f"stopped: {self.stopped}"
+        scopes: Counter[str] = Counter(f"{c.side} {c.scope}" for c in self.changes)
+        parts = []
+        if scopes:
+            shown = ", ".join(list(scopes)[:SHOWN_SCOPES])
+            more = len(scopes) - SHOWN_SCOPES
+            parts.append(f"changed {shown}" + (f" and {more} more" if more > 0 else ""))
+        parts.append(f"wrote {self.files_written} file(s)")
+        parts.append(f"{len(self.commits)} commit(s)" if self.commits else "nothing to commit")
+        if self.conflicts:
+            parts.append(plural(len(self.conflicts), "new conflict"))
+        if self.open_conflicts:
+            parts.append(plural(len(self.open_conflicts), "open conflict copy", "open conflict copies"))
+        if self.remote is not None and self.remote.waiting_since:
+            parts.append(f"not pushed since {self.remote.waiting_since}")
+        severities = Counter(str(p.severity) for p in self.problems)
+        parts += [plural(n, severity) for severity, n in sorted(severities.items())]
+        return ", ".join(parts)
+
+    def attention(self, open_copies: bool = True, stop: bool = True) -> list[str]:
+        """What needs a person, a line each, in the words every face uses (``--quiet``, ``watch``): the stop
+        (unless the summary beside it says it), errors and warnings, new conflicts, and (``open_copies``) the
+        conflict copies still open."""
+        lines = [f"stopped: {self.stopped}"] if self.stopped and stop else []
+        lines += [f"{p.severity}: {p.line()}" for p in self.problems if p.severity is not Severity.NOTE]
+        lines += [f"conflict: {c.scope}: {c.detail}; the vault's version is in {c.copy_path}" for c in self.conflicts]
+        new = {c.copy_path for c in self.conflicts}
+        lines += [f"open conflict: {c}" for c in self.open_conflicts if open_copies and c not in new]
+        return lines
 
     @property
     def exit_code(self) -> ExitCode:

@@ -10,19 +10,15 @@ import threading
 from datetime import datetime
 from types import FrameType
 
-from vaultsync.app.sync import summary
-from vaultsync.app.watch import watch
+from vaultsync.api import watch
 from vaultsync.config import Config
 from vaultsync.model import ExitCode, Report
 
 
 def _line(report: Report) -> str:
     """The pass in one line, in the words of the scheduled log: what changed, conflicts, problems."""
-    line = f"{datetime.now():%H:%M:%S} exit {int(report.exit_code)}: {summary(report)}"
-    details = [f"{p.severity}: {p.line()}" for p in report.problems] + [
-        f"conflict: {c.scope}: {c.detail}; yours is in {c.copy_path}" for c in report.conflicts
-    ]
-    return line + "".join(f"; {d}" for d in details)
+    line = f"{datetime.now():%H:%M:%S} exit {int(report.exit_code)}: {report.summary()}"
+    return line + "".join(f"; {d}" for d in report.attention(open_copies=False, stop=False))
 
 
 def watch_command(cfg: Config, as_json: bool) -> int:

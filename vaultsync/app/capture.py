@@ -2,36 +2,31 @@
 
 The three-layer memory keeps what happened in ``memory/YYYY-MM-DD.md`` as the agent writes it; ``extract`` and
 the inbox later turn it into proposed facts. A plugin that captures a turn calls ``append_daily``, which works
-like the other memory writes (``memory.py``): it waits for the run lock, reads the note under it, appends with
-a compare-and-swap (a line the agent wrote meanwhile is planned around, never overwritten), and runs a pass
-naming the one file changed, so when it returns the note is in the vault and committed as the agent.
+like the other memory writes, through the one write path (``app/write.py``): it waits for the run lock, reads the
+note under it, appends with a compare-and-swap (a line the agent wrote meanwhile is planned around, never
+overwritten), and runs a pass naming the one file changed, so when it returns the note is in the vault,
+committed as the capturing program (``vaultsync api (openclaw)``) and, with a ``[remote]``, pushed.
 
 Only appending is offered: a program adds to the timeline, it never rewrites what the agent or the person wrote.
 """
 
 from __future__ import annotations
 
-import time
-from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from vaultsync.app.facts import Invalid
-from vaultsync.app.memory import WAIT, Stopped
+from vaultsync.app.memory import WAIT
+from vaultsync.app.write import Applied, Change, Stopped, write
 from vaultsync.config import Config
-from vaultsync.engine.options import PassOptions
-from vaultsync.engine.run import run_pass
-from vaultsync.fs import FileChanged, LockHeld, atomic_write, read_or_none, run_lock
-from vaultsync.model import Report
-from vaultsync.state import runs
-from vaultsync.state.files import StateFiles
+from vaultsync.fs import FileChanged, atomic_write, read_or_none
+from vaultsync.model import AGENT, Actor, Report
 
 __all__ = ["MAX_TEXT", "Captured", "append_daily"]
 
 MAX_TEXT = 20_000
 _TRIES = 20
-_PAUSE = 0.02
 
 
 @dataclass
@@ -47,13 +42,19 @@ class Captured:
             "path": self.path,
             "heading": self.heading,
             "synced": not self.report.stopped,
-            "sync": {"exit_code": int(self.report.exit_code), "summary": runs.summarize(self.report)},
+            "sync": {"exit_code": int(self.report.exit_code), "summary": self.report.summary()},
             "commits": self.report.commits,
         }
 
 
 def append_daily(
-    cfg: Config, text: str, *, source: str | None = None, now: datetime | None = None, wait: float = WAIT
+    cfg: Config,
+    text: str,
+    *,
+    source: str | None = None,
+    now: datetime | None = None,
+    wait: float = WAIT,
+    actor: Actor = AGENT,
 ) -> Captured:
     """Append ``text`` under a ``## HH:MM`` heading (followed by ``source``, e.g. the plugin's name) to today's
     daily note, creating the note with a ``# YYYY-MM-DD`` title when it is the day's first entry."""
@@ -66,8 +67,8 @@ def append_daily(
         raise Stopped(f"missing the workspace or the vault folder; check the config ({cfg.source})")
     rel = f"memory/{day}.md"
     path = cfg.workspace / rel
-    with ExitStack() as held:
-        _take_lock(cfg, held, wait)
+
+    def apply() -> Applied:
         path.parent.mkdir(exist_ok=True)
         for _ in range(_TRIES):
             raw = read_or_none(path)
@@ -78,8 +79,9 @@ def append_daily(
                 continue
         else:
             raise FileChanged(f"{path}: rewritten by another program {_TRIES} times while appending")
-        report = run_pass(cfg, PassOptions(changed_memory=frozenset({f"workspace/{rel}"})), lock_held=True)
-    runs.record(cfg.state_dir, runs.Run(runs.now_stamp(), "capture", int(report.exit_code), runs.summarize(report)))
+        return Applied(True, frozenset({f"workspace/{rel}"}))  # the pass stats the one file, not the memory
+
+    report = write(cfg, Change("capture", actor, apply=apply, wait=wait, recall=False))
     return Captured(rel, heading, report)
 
 
@@ -92,19 +94,6 @@ def _appended(raw: bytes | None, day: str, heading: str, body: str) -> bytes:
         start += newline
     entry = newline.join([heading, "", *body.splitlines()]) + newline
     return (start + newline + entry).encode("utf-8", errors="surrogateescape")
-
-
-def _take_lock(cfg: Config, held: ExitStack, wait: float) -> None:
-    deadline = time.monotonic() + wait
-    lock = StateFiles(cfg.state_dir).lock
-    while True:
-        try:
-            held.enter_context(run_lock(lock))
-            return
-        except LockHeld:
-            if time.monotonic() >= deadline:
-                raise
-            time.sleep(_PAUSE)
 
 
 def _text(value: object) -> str:

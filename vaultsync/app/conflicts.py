@@ -8,25 +8,21 @@ sees an ordinary edit by the person and commits it (and the copy's deletion, "co
 * ``keep="agent"``: the note already holds memory's version; only the copy goes;
 * ``keep="mine"``: the note takes the copy's bytes, then the copy goes; the pass carries the note to memory.
 
-Both happen under the run lock, and each file is written only if it still holds what was read: a note saved
+Both go through the one write path (``app/write.py``: the lock, the remote round, the pass, committed as the
+person), and each file is written only if it still holds what was read: a note saved
 meanwhile is not overwritten (``FileChanged``; the caller tries again after reading the conflict anew).
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from vaultsync.app.facts import Invalid, NotFound
+from vaultsync.app.write import Applied, Change, write
 from vaultsync.config import Config
-from vaultsync.engine.options import PassOptions
-from vaultsync.engine.run import run_pass
-from vaultsync.fs import FileChanged, LockHeld, atomic_write, remove_checked, run_lock, settle
-from vaultsync.model import Report
-from vaultsync.state import runs
+from vaultsync.fs import FileChanged, atomic_write, remove_checked, settle
+from vaultsync.model import PERSON, Report
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
 from vaultsync.vault.layout import CONFLICT_MARK
@@ -35,7 +31,6 @@ __all__ = ["KEEP", "FileChanged", "OpenConflict", "Resolved", "note_of", "open_c
 
 KEEP = ("mine", "agent")
 WAIT = 120.0  # seconds to wait for a running pass, as a memory write does
-_PAUSE = 0.02
 
 
 @dataclass(frozen=True)
@@ -67,7 +62,7 @@ class Resolved:
             "resolved": self.conflict.to_json(),
             "kept": self.kept,
             "synced": not self.report.stopped,
-            "sync": {"exit_code": int(self.report.exit_code), "summary": runs.summarize(self.report)},
+            "sync": {"exit_code": int(self.report.exit_code), "summary": self.report.summary()},
             "commits": self.report.commits,
             "open_conflicts": sorted(self.report.open_conflicts),
         }
@@ -107,7 +102,8 @@ def resolve(cfg: Config, copy: str, keep: Literal["mine", "agent"] | str, wait: 
     conflict = next((c for c in open_conflicts(cfg) if c.copy == copy), None)
     if conflict is None:
         raise NotFound(f"no open conflict copy {copy!r}; GET /conflicts lists them")
-    with _locked(cfg, wait):
+
+    def apply() -> Applied:
         copy_path, note_path = cfg.vault / conflict.copy, cfg.vault / conflict.note
         try:
             mine = copy_path.read_bytes()
@@ -122,23 +118,8 @@ def resolve(cfg: Config, copy: str, keep: Literal["mine", "agent"] | str, wait: 
         replaced = remove_checked(copy_path, mine)
         if replaced:
             settle(replaced)
-        report = run_pass(cfg, PassOptions(), lock_held=True)
-    runs.record(cfg.state_dir, runs.Run(runs.now_stamp(), "resolve", int(report.exit_code), runs.summarize(report)))
+        return Applied(True)
+
+    # The person's decision: the pass that follows commits the note and the copy's deletion as theirs.
+    report = write(cfg, Change("resolve", PERSON, apply=apply, wait=wait))
     return Resolved(conflict, keep, report)
-
-
-@contextmanager
-def _locked(cfg: Config, wait: float) -> Iterator[None]:
-    """The run lock, waited for up to ``wait`` seconds: a pass in progress ends first."""
-    deadline = time.monotonic() + wait
-    lock = StateFiles(cfg.state_dir).lock
-    with ExitStack() as held:
-        while True:
-            try:
-                held.enter_context(run_lock(lock))
-                break
-            except LockHeld:
-                if time.monotonic() >= deadline:
-                    raise
-                time.sleep(_PAUSE)
-        yield

@@ -2,8 +2,9 @@
 facts, rewrite a summary; then a pass, so the vault and git follow in the same call. (One fact at a time, as a
 plugin remembers, supersedes or forgets, is ``memory.py``.)
 
-Each write takes the run lock, reads the file, edits it in its own style (``memory/items_edit.py`` splices the
-change into the original text) and puts it back only if it still holds what was read. Every change of one
+Each write goes through the one write path (``app/write.py``): under the run lock, after the remote round, it
+reads the file, edits it in its own style (``memory/items_edit.py`` splices the change into the original text)
+and puts it back only if it still holds what was read. Every change of one
 call is checked before any is written: an id that is not there changes nothing at all.
 """
 
@@ -15,15 +16,15 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from vaultsync.app.facts import Invalid, NotFound, check_entity, entity_dir
 from vaultsync.app.memory import new_records
-from vaultsync.app.sync import PassOptions, sync
+from vaultsync.app.write import Applied, Change, Stopped, write
 from vaultsync.config import Config
-from vaultsync.fs import FileChanged, atomic_write, read_or_none, run_lock
+from vaultsync.fs import FileChanged, atomic_write, read_or_none
 from vaultsync.memory.items import ItemsError, parse_items
 from vaultsync.memory.items_edit import AppendEntry, Edit, SetFields, apply_edits, new_items_file
-from vaultsync.model import Report
-from vaultsync.names import name_problem
-from vaultsync.state.files import StateFiles
+from vaultsync.model import AGENT, PERSON, Actor, Report
+from vaultsync.options import PassOptions
 
 __all__ = ["MemoryEditError", "MemoryWrite", "add_facts", "edit_facts", "write_summary"]
 
@@ -49,8 +50,9 @@ FactFields = Mapping[str, Mapping[str, Any]]  # fact id -> the fields to set
 def edit_facts(
     cfg: Config, edits: Mapping[str, FactFields], subject: str, today: date | None = None, dry_run: bool = False
 ) -> MemoryWrite:
-    """Set fields of facts, by entity (folder under life/) and fact id, in one locked write, then a pass."""
-    return _write(cfg, lambda _: _fact_edits(cfg, edits), subject, today, dry_run)
+    """Set fields of facts, by entity (folder under life/) and fact id, in one locked write, then a pass; the
+    person's decision (a ticked review fix), so committed as the person."""
+    return _write(cfg, lambda _: _fact_edits(cfg, edits), subject, today, dry_run, actor=PERSON)
 
 
 NewFact = tuple[str, Mapping[str, Any], date | None]  # the text, its other fields, the day it was said
@@ -91,16 +93,17 @@ def _write(
     today: date | None,
     dry_run: bool,
     record: tuple[Path, bytes | None, bytes] | None = None,
+    actor: Actor = AGENT,
 ) -> MemoryWrite:
     result = MemoryWrite()
-    with run_lock(StateFiles(cfg.state_dir).lock):
+    if dry_run:  # a look writes nothing, so it needs neither the lock nor the remote
+        result.written = [str(p) for p, old, new in plan(result) if old != new]
+        return result
+
+    def apply() -> Applied:
         if record is not None and read_or_none(record[0]) != record[1]:
             raise MemoryEditError(f"{record[0]}: changed since it was read (another run?); nothing written, run again")
-        planned: Planned = plan(result)
-        if dry_run:
-            result.written = [str(p) for p, old, new in planned if old != new]
-            return result
-        for path, old, new in planned:
+        for path, old, new in plan(result):
             if old == new:
                 continue
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -112,17 +115,22 @@ def _write(
         if record is not None:  # after the facts: a run killed in between hands the same text in again
             record[0].parent.mkdir(parents=True, exist_ok=True)
             atomic_write(record[0], record[2], record[1])
-    if result.written:
-        result.sync = sync(cfg, PassOptions(today=today, commit_subject=subject), kind="edit")
+        return Applied(bool(result.written))
+
+    try:
+        report = write(cfg, Change("edit", actor, PassOptions(today=today, commit_subject=subject), apply))
+    except Stopped as exc:
+        raise MemoryEditError(f"{exc}; nothing written") from None
+    result.sync = report if result.written else None
     return result
 
 
 def _entity(cfg: Config, rel: str) -> Path:
-    parts = rel.split("/")
-    bad = next((problem for part in parts if (problem := name_problem(part))), None)
-    if len(parts) < 2 or bad:
-        raise MemoryEditError(f"{rel!r} is not an entity folder under life/ ({bad or 'too short'})")
-    return cfg.life / rel
+    """The entity's folder, checked as every writer checks it (PARA folder, safe names, no symbolic link)."""
+    try:
+        return entity_dir(cfg, check_entity(rel))
+    except (Invalid, NotFound) as exc:
+        raise MemoryEditError(f"{rel!r} is not an entity folder under life/ ({exc})") from None
 
 
 def _read(path: Path) -> tuple[bytes, Any]:

@@ -14,6 +14,7 @@ from typing import Any
 from vaultsync.app.facts import Ambiguous, Invalid, NotFound, locate, resolve
 from vaultsync.config import Config
 from vaultsync.git.history import Commit, FileChange, HistoryError, blobs, log, messages_with
+from vaultsync.git.run import CLIENT_PREFIX
 from vaultsync.keys import entity_key, scope_of
 from vaultsync.model import PARA_KEYS
 from vaultsync.textio import NotText, decode
@@ -183,7 +184,8 @@ def _check(value: str | None, field: str) -> None:
 
 
 def _change(cfg: Config, commit: Commit, what: str, paths: list[str]) -> Change:
-    side = "agent" if commit.author == cfg.git.agent_name else "person"
+    # An API or MCP client acts for the agent: its side is the agent's, its name (``who``) says which program.
+    side = "agent" if commit.author == cfg.git.agent_name or commit.author.startswith(CLIENT_PREFIX) else "person"
     return Change(commit.when, commit.author, side, what, commit.sha, paths)
 
 

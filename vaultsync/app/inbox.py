@@ -2,8 +2,9 @@
 
 A proposed fact (``"status": "proposed"``, docs/health.md) becomes memory when the person sets its status to
 ``active`` and is set aside with ``rejected``; in Obsidian that is an edit of the note's property. From a plugin
-the same decision is one status change of the fact, made through the memory write path (``app/memory.py``): it
-takes the lock, honours ``If-Match`` and runs the pass that carries it into the vault and commits it.
+the same decision is one status change of the fact, made through the one write path (``app/memory.py``,
+``app/write.py``): it takes the lock, honours ``If-Match`` and runs the pass that carries it into the vault and
+commits it as the person's.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from vaultsync.app import memory
 from vaultsync.app.entities import list_entities
 from vaultsync.app.facts import FactView, Invalid, Unreadable, locate, read_items, records, view
 from vaultsync.config import Config
+from vaultsync.errors import Changed
+from vaultsync.model import PERSON
 
 __all__ = ["DECISIONS", "NotProposed", "decide", "proposed"]
 
@@ -19,7 +22,7 @@ PROPOSED = "proposed"
 DECISIONS = {"accept": "active", "reject": "rejected"}
 
 
-class NotProposed(RuntimeError):
+class NotProposed(Changed):
     """The fact is not waiting in the inbox (accepted, rejected or edited since it was listed)."""
 
 
@@ -45,4 +48,5 @@ def decide(
     rel, _, record = locate(cfg, fact_id, entity)
     if record.get("status") != PROPOSED:
         raise NotProposed(f"fact {fact_id!r} of {rel} is {record.get('status', 'active')}, not proposed; nothing done")
-    return memory.patch(cfg, fact_id, {"status": DECISIONS[decision]}, entity=rel, if_match=if_match)
+    # The person's decision, whichever program relays it: committed as the person.
+    return memory.patch(cfg, fact_id, {"status": DECISIONS[decision]}, entity=rel, if_match=if_match, actor=PERSON)

@@ -5,17 +5,20 @@ from __future__ import annotations
 import json
 import os
 import secrets
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
 from vaultsync import config as configmod
 from vaultsync.app.adopt import TYPES, Adopted, check_settings, merge_types
+from vaultsync.app.write import Applied, Change, write
 from vaultsync.config import Config, ConfigError, Layout, RemoteSettings, Server, overlapping_roots
 from vaultsync.fs import atomic_write
 from vaultsync.git import remote as gitremote
 from vaultsync.git.repo import VaultRepo
-from vaultsync.git.run import Author, GitFailed, ensure_repo
+from vaultsync.git.run import GitFailed, ensure_repo
+from vaultsync.model import AGENT, PERSON
 
 GITIGNORE_LINES = (".vaultsync/", ".trash/", ".obsidian/workspace*.json", "*.vstmp")
 TEMPLATE_FILES = ("Entity.md", "Fact.md", "Daily.md")
@@ -195,9 +198,26 @@ def init_vault(
             result.remote_added = gitremote.add_remote(repo.git, remote.name, remote_url)
         except GitFailed as exc:
             raise ConfigError(f"{vault}: {exc.stderr}; change it with `git remote set-url`, or pass --config") from None
-    author = Author(cfg.git.agent_name, cfg.git.agent_email)
-    result.commit = repo.commit(result.created, "vaultsync init: templates, Memory.base and Obsidian settings", author)
+    # The person's notes (a vault adopted into a new repository) and the settings file of theirs init added to
+    # are committed as the person, before vaultsync's own files as the agent: nothing of theirs stays untracked,
+    # and git says who wrote what. Locally only: the first sync pushes them.
+    theirs = (repo.untracked() - set(result.created) if result.repo_created else set()) | set(result.updated)
+    local = replace(cfg, remote=None)
+    for actor, paths, subject in (
+        (PERSON, sorted(theirs), "vaultsync init: the vault as it was before vaultsync"),
+        (AGENT, result.created, "vaultsync init: templates, Memory.base and Obsidian settings"),
+    ):
+        if not paths:
+            continue  # nothing of this actor's to commit: not even the lock is taken
+        done = write(local, Change("init", actor, apply=_commit_only(paths, subject), run_pass=False))
+        result.warnings += [p.line() for p in done.problems]
+        result.commit = done.commits[-1] if done.commits else result.commit
     return result
+
+
+def _commit_only(paths: list[str], subject: str) -> Callable[[], Applied]:
+    """A change that writes nothing more and commits ``paths``, already written."""
+    return lambda: Applied(bool(paths), commit=tuple(paths), subject=subject)
 
 
 TOKEN_ENV = "VAULTSYNC_TOKEN"

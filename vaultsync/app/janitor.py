@@ -1,8 +1,10 @@
 """The janitor use case: move expired MEMORY.md sections and old daily notes into ``memory/archive/``, then run a
 pass so the vault and git follow in the same command.
 
-The moves happen under the run lock, so no pass reads MEMORY.md half-archived; the pass after them takes the
-lock again and commits the result as the agent, its subject naming the janitor and the sections. Nothing is
+The moves go through the one write path (``app/write.py``): under the run lock, so no pass reads MEMORY.md
+half-archived, and the pass that follows under the same lock obeys every guard a ``sync`` obeys (a synced vault
+folder gone missing stops it, exit 4) and commits the result as the agent, its subject naming the janitor and
+the sections. Nothing is
 deleted: the archive is written (and re-read) before MEMORY.md loses a line, and a MEMORY.md that changed
 since it was read is left as it is.
 """
@@ -14,9 +16,10 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from vaultsync.app.sync import PassOptions, sync
+from vaultsync.app.write import Applied, Change, Stopped, write
 from vaultsync.config import Config
-from vaultsync.fs import FileChanged, atomic_write, read_or_none, remove_checked, run_lock, settle
+from vaultsync.fs import FileChanged, atomic_write, read_or_none, remove_checked, settle
+from vaultsync.keys import file_key
 from vaultsync.memory.archive import (
     ARCHIVE_DIR,
     DAILY_ARCHIVE_DIR,
@@ -27,9 +30,9 @@ from vaultsync.memory.archive import (
 )
 from vaultsync.memory.sections import Section, SectionsError, due, expired, holds_p0, parse_sections, split_lines
 from vaultsync.memory.sizes import BOOTSTRAP_FILES, size_problems
-from vaultsync.model import ExitCode, Problem, Report, Severity
+from vaultsync.model import AGENT, ExitCode, Problem, Report, Severity
 from vaultsync.names import daily_date
-from vaultsync.state.files import StateFiles
+from vaultsync.options import PassOptions
 
 __all__ = ["ArchivedSection", "JanitorResult", "janitor"]
 
@@ -84,17 +87,30 @@ def janitor(cfg: Config, dry_run: bool = False, today: date | None = None) -> Ja
     if not cfg.workspace.is_dir() or not cfg.vault.is_dir():
         result.problems.append(Problem(str(cfg.workspace), "the workspace or the vault folder is missing"))
         return result
-    with run_lock(StateFiles(cfg.state_dir).lock):
+
+    def apply() -> Applied:
         _sections(cfg, today, result)
         _daily_notes(cfg, today, result)
         for name in BOOTSTRAP_FILES:
             raw = read_or_none(cfg.workspace / name)
             if raw is not None:
                 result.problems += size_problems(cfg.workspace / name, raw, cfg.janitor)
-    if dry_run or not (result.sections or result.daily):
+        # The daily notes it moved are deletions it means: the mass-delete guard does not count them, while
+        # every other guard of a pass (a missing folder, an emptied side) stands, as for any sync.
+        meant = frozenset(file_key(f"workspace/{rel}") for rel, _ in result.daily)
+        return Applied(bool(result.sections or result.daily), subject=_subject(result), deleting=meant)
+
+    if dry_run:
+        apply()
         return _relative(cfg, result)
-    options = PassOptions(today=today, commit_subject=_subject(result), confirm_deletes=bool(result.daily))
-    result.sync = sync(cfg, options, kind="janitor")
+    try:
+        result.sync = write(cfg, Change("janitor", AGENT, PassOptions(today=today), apply))
+    except Stopped as exc:
+        result.problems.append(Problem(str(cfg.life), f"{exc}; nothing archived"))
+        return _relative(cfg, result)
+    if not (result.sections or result.daily):
+        result.sync = None
+        return _relative(cfg, result)
     said = {(p.path, p.message) for p in result.problems}
     result.problems += [p for p in result.sync.problems if (p.path, p.message) not in said]
     return _relative(cfg, result)

@@ -1,14 +1,17 @@
 """Writing to the agent's memory from outside a pass: remember, supersede, forget and patch one fact.
 
-These are the agent's side of the sync, done for it by a program (the HTTP API, the MCP server). Each write:
+These are the agent's side of the sync, done for it by a program (the HTTP API, the MCP server), each through
+the one write path (``app/write.py``):
 
-1. takes the run lock, waiting (up to ``wait`` seconds) while a pass or another write holds it, so twenty
-   writes at once all land, one after another, and a write never meets a pass half-way;
-2. reads ``items.json`` again under the lock and checks the caller's ETag against what is there now;
-3. edits it with ``memory/items_edit.py`` (the file keeps its indentation, key order and escapes; ``git diff``
+1. the write path takes the run lock, waiting (up to ``wait`` seconds) while a pass or another write holds it, so
+   twenty writes at once all land, one after another, and a write never meets a pass half-way; with a
+   ``[remote]`` it brings the remote's commits in first;
+2. ``items.json`` is read again under the lock and the caller's ETag checked against what is there now;
+3. it is edited with ``memory/items_edit.py`` (the file keeps its indentation, key order and escapes; ``git diff``
    shows the one fact), checked against the bytes just read, so an agent writing the file meanwhile is never
    overwritten: the edit is planned again on what it wrote;
-4. runs a pass while still holding the lock, which carries the edit into the vault and commits it as the agent.
+4. a pass runs while the lock is still held, carrying the edit into the vault and committing it as the actor
+   (the agent, or the API client by the name it gives), and the commit is pushed.
 
 So when a write returns, the fact note exists (or is gone) and the change is committed. A new fact's id follows
 the entity's own pattern (``memory/identity.py``) and is never one the entity ever held: the base keeps every
@@ -21,7 +24,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import ExitStack, suppress
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -41,10 +44,10 @@ from vaultsync.app.facts import (
     resolve,
     view,
 )
+from vaultsync.app.write import Applied, Change, Stopped, write
 from vaultsync.config import Config
-from vaultsync.engine.options import PassOptions
-from vaultsync.engine.run import run_pass
-from vaultsync.fs import FileChanged, LockHeld, atomic_write, run_lock
+from vaultsync.errors import VaultsyncError
+from vaultsync.fs import FileChanged, atomic_write
 from vaultsync.memory.items import ItemsDoc
 from vaultsync.memory.items_edit import (
     AppendEntry,
@@ -56,8 +59,7 @@ from vaultsync.memory.items_edit import (
     new_items_file,
 )
 from vaultsync.memory.new_facts import DATE_FIELDS, BadField, check_date, new_facts, own_spelling
-from vaultsync.model import Record, Report
-from vaultsync.state import runs
+from vaultsync.model import AGENT, Actor, Record, RemoteState, Report
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
 from vaultsync.vault.layout import VaultLayout, slug_of
@@ -66,15 +68,12 @@ __all__ = ["WAIT", "Stale", "Stopped", "Written", "forget", "new_records", "patc
 
 WAIT = 120.0  # seconds a write waits for the lock before giving up (a first import of a large memory holds it long)
 _TRIES = 20  # an agent rewriting items.json this many times while one write is planned: give up, say so
-_PAUSE = 0.02
 
 
-class Stale(RuntimeError):
+class Stale(VaultsyncError):
     """The caller's ETag no longer matches the fact: it changed (in the file or its note) since it was read."""
 
-
-class Stopped(RuntimeError):
-    """A memory root or the vault is missing: nothing was written."""
+    kind = "stale"
 
 
 @dataclass
@@ -90,9 +89,15 @@ class Written:
             "fact": self.fact.to_json() if self.fact else None,
             "previous": self.previous.to_json() if self.previous else None,
             "synced": not self.report.stopped,
-            "sync": {"exit_code": int(self.report.exit_code), "summary": runs.summarize(self.report)},
+            "sync": {"exit_code": int(self.report.exit_code), "summary": self.report.summary()},
             "commits": self.report.commits,
+            # With a [remote], the write ran the remote round: pushed, or waiting (exit 6) and why.
+            "remote": _remote(self.report.remote) if self.report.remote is not None else None,
         }
+
+
+def _remote(state: RemoteState) -> dict[str, Any]:
+    return {"pushed": state.pushed, "waiting_since": state.waiting_since or None, "why": state.why or None}
 
 
 # -- the four writes ---------------------------------------------------------------------------------------
@@ -105,6 +110,7 @@ def remember(
     create: bool = False,
     today: date | None = None,
     wait: float = WAIT,
+    actor: Actor = AGENT,
 ) -> Written:
     """Add a fact to ``entity`` (any of its names, ``app/facts.resolve``; its whole folder under ``life/`` for one
     to make); ``fields`` are its other keys (category, timestamp, source, status, or any of the agent's own).
@@ -123,7 +129,7 @@ def remember(
         made["id"] = record["id"]
         return _apply(doc, [AppendEntry(record)], record), record["id"]
 
-    report = _write(cfg, rel, plan, "remember", wait, create=create)
+    report = _write(cfg, rel, plan, "remember", wait, actor, create=create)
     return Written(_current(cfg, rel, made["id"]), report)
 
 
@@ -138,6 +144,7 @@ def supersede(
     if_match: str | None = None,
     today: date | None = None,
     wait: float = WAIT,
+    actor: Actor = AGENT,
 ) -> Written:
     """Mark a fact superseded: by an existing fact of the same entity (``by``), or by a new one made from
     ``fact`` and ``fields``. ``items.json`` then holds the successor's plain id in ``supersededBy`` (or in
@@ -169,12 +176,18 @@ def supersede(
         return _apply(doc, edits, None), fact_id
 
     previous = view(cfg, rel, old)
-    report = _write(cfg, rel, plan, "supersede", wait)
+    report = _write(cfg, rel, plan, "supersede", wait, actor)
     return Written(_current(cfg, rel, successor["id"]), report, _current(cfg, rel, fact_id) or previous)
 
 
 def forget(
-    cfg: Config, fact_id: str, *, entity: str | None = None, if_match: str | None = None, wait: float = WAIT
+    cfg: Config,
+    fact_id: str,
+    *,
+    entity: str | None = None,
+    if_match: str | None = None,
+    wait: float = WAIT,
+    actor: Actor = AGENT,
 ) -> Written:
     """Take a fact out of ``items.json`` (and so its note out of the vault). Its record is kept in the state
     folder's trash (``trash/<time>/forgotten/<entity>/<id>.json``) and git keeps the note's history."""
@@ -189,7 +202,7 @@ def forget(
         atomic_write(keep, (json.dumps(record, ensure_ascii=False, indent=2) + "\n").encode())
         return _apply(doc, [DeleteEntry(index)], None), fact_id
 
-    report = _write(cfg, rel, plan, "forget", wait)
+    report = _write(cfg, rel, plan, "forget", wait, actor)
     return Written(None, report, previous)
 
 
@@ -201,6 +214,7 @@ def patch(
     entity: str | None = None,
     if_match: str | None = None,
     wait: float = WAIT,
+    actor: Actor = AGENT,
 ) -> Written:
     """Set fields of a fact (a ``None`` value removes the field). The id cannot change, and the text not be
     emptied; every other key, the agent's own included, can."""
@@ -219,7 +233,7 @@ def patch(
         edits += [RemoveFields(index, gone)] if gone else []
         return _apply(doc, edits, None), fact_id
 
-    report = _write(cfg, rel, plan, "patch", wait)
+    report = _write(cfg, rel, plan, "patch", wait, actor)
     return Written(_current(cfg, rel, fact_id), report)
 
 
@@ -227,13 +241,11 @@ def patch(
 Plan = Callable[[bytes | None, ItemsDoc | None], tuple[bytes, str]]
 
 
-def _write(cfg: Config, rel: str, plan: Plan, kind: str, wait: float, create: bool = False) -> Report:
-    missing = [n for n, p in (("workspace", cfg.workspace), ("life", cfg.life), ("vault", cfg.vault)) if not p.is_dir()]
-    if missing:
-        raise Stopped(f"missing root folder(s): {', '.join(missing)}; check the config ({cfg.source})")
+def _write(cfg: Config, rel: str, plan: Plan, kind: str, wait: float, actor: Actor, create: bool = False) -> Report:
+    """Edit ``items.json`` through the write path: under the lock, after the remote round, then a pass."""
     path = entity_dir(cfg, rel) / ITEMS
-    with ExitStack() as held:
-        _take_lock(cfg, held, wait)
+
+    def apply() -> Applied:
         for _ in range(_TRIES):
             raw, doc = read_items(cfg, rel)
             data, _ = plan(raw, doc)
@@ -247,23 +259,9 @@ def _write(cfg: Config, rel: str, plan: Plan, kind: str, wait: float, create: bo
         else:
             raise FileChanged(f"{path}: rewritten by another program {_TRIES} times while a write was planned")
         # The one file written is named, so the pass stats it instead of walking the whole memory tree.
-        report = run_pass(cfg, PassOptions(changed_memory=frozenset({f"life/{rel}/{ITEMS}"})), lock_held=True)
-    runs.record(cfg.state_dir, runs.Run(runs.now_stamp(), kind, int(report.exit_code), runs.summarize(report)))
-    return report
+        return Applied(True, frozenset({f"life/{rel}/{ITEMS}"}))
 
-
-def _take_lock(cfg: Config, held: ExitStack, wait: float) -> None:
-    """Hold the run lock, trying again every few milliseconds until ``wait`` seconds have gone by."""
-    deadline = time.monotonic() + wait
-    lock = StateFiles(cfg.state_dir).lock
-    while True:
-        try:
-            held.enter_context(run_lock(lock))
-            return
-        except LockHeld:
-            if time.monotonic() >= deadline:
-                raise
-            time.sleep(_PAUSE)
+    return write(cfg, Change(kind, actor, apply=apply, wait=wait, recall=False))
 
 
 def _still_there(cfg: Config, rel: str, doc: ItemsDoc | None, fact_id: str, if_match: str | None) -> tuple[int, Record]:

@@ -24,6 +24,7 @@ from vaultsync.config import Config
 from vaultsync.core import rank
 from vaultsync.core.periods import Period, period
 from vaultsync.disk import writable
+from vaultsync.errors import VaultsyncError
 from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_entity
 from vaultsync.state.files import StateFiles
 from vaultsync.state.recall import Candidate, Doc, Filters, IndexBroken, RecallIndex, open_index, scratch_index
@@ -45,13 +46,12 @@ PART = 500  # entities read at a time when the index is built (a tenth as many d
 PERIOD_CANDIDATES = 20
 
 
-class UsageError(ValueError):
+class UsageError(VaultsyncError, ValueError):
     """An option recall cannot use (a date that is not one, an entity the memory does not hold); ``field``
     names the option, so a face can point at it (the HTTP API's 422, the CLI's message)."""
 
-    def __init__(self, message: str, field: str = "") -> None:
-        super().__init__(message)
-        self.field = field
+    def detail(self) -> Any:
+        return [{"loc": ["query", self.field], "msg": self.message, "type": "value_error"}]
 
 
 @dataclass(frozen=True)

@@ -22,14 +22,14 @@ from pathlib import PurePosixPath
 
 from vaultsync.config import Config
 from vaultsync.core.merge import merge_files
-from vaultsync.engine.options import PassOptions
 from vaultsync.fs import FileChanged, atomic_write, read_or_none
 from vaultsync.git.remote import Remote, Unreachable
 from vaultsync.git.repo import VaultRepo
-from vaultsync.git.run import Author, GitFailed, NotARepository
+from vaultsync.git.run import GitFailed, NotARepository
 from vaultsync.git.secrets import scan_bytes
 from vaultsync.git.worktree import follow
-from vaultsync.model import Conflict, Problem, RemoteState, Report, Severity
+from vaultsync.model import AGENT, Conflict, Problem, RemoteState, Report, Severity
+from vaultsync.options import PassOptions
 from vaultsync.state import remote as record
 from vaultsync.state.files import StateFiles
 from vaultsync.vault.scan import CONFLICT_MARK, conflict_copy_name
@@ -45,7 +45,7 @@ INDEX_BUSY = (
 
 
 class RemoteRound:
-    """What a pass with a ``[remote]`` does before and after itself (``engine.run.Around``)."""
+    """What a change with a ``[remote]`` does before and after itself, under the lock (``app/write.py``)."""
 
     def __init__(self, cfg: Config, options: PassOptions) -> None:
         assert cfg.remote is not None
@@ -56,7 +56,6 @@ class RemoteRound:
         self.remote: Remote | None = None
         self.found = Report()  # conflicts, problems and merge commits of the round, added to the pass's report
         self.unreached = ""
-        self.agent = Author(cfg.git.agent_name, cfg.git.agent_email)
 
     # -- before the pass ------------------------------------------------------------------------------------
     def before(self) -> str | None:
@@ -161,7 +160,7 @@ class RemoteRound:
         if copies:
             message += "\n\nChanged on both sides; this vault's version kept, the remote's in:\n"
             message += "".join(f"  {copy}\n" for copy in copies)
-        sha = remote.commit_merge(tree, [head, theirs], message, self.agent)
+        sha = remote.commit_merge(tree, [head, theirs], message, VaultRepo(self.cfg.vault).author(AGENT, self.cfg.git))
         self.found.commits.append(sha)
         return sha
 
@@ -192,7 +191,8 @@ class RemoteRound:
             )
         if copies:  # committed, so that the push carries them to the device whose version they hold
             message = f"vaultsync: keep {self.remote.label}'s version of files edited here meanwhile"
-            sha = VaultRepo(self.cfg.vault).commit(copies, message, self.agent)
+            repo = VaultRepo(self.cfg.vault)
+            sha = repo.commit(copies, message, repo.author(AGENT, self.cfg.git))
             if sha:
                 self.found.commits.append(sha)
 

@@ -1,8 +1,9 @@
 """The weekly review use case: find what is inconsistent in the knowledge graph, write it into a review note the
 person ticks in Obsidian, apply exactly the ticked fixes, and regenerate summaries from the active facts.
 
-The checks are pure (``core/review.py``), the note's text too (``core/review_note.py``); fixes go through the
-memory write path (``app/memory.py``: lock, compare-and-swap edit of items.json in its own style, then a pass).
+The checks are pure (``core/review.py``), the note's text too (``core/review_note.py``); every write goes through
+the one write path (``app/write.py``): fixes as the person's edits of items.json (they ticked them), the review
+note and Timeline.md as the agent's, the ticked note marked applied as the person's.
 The review note is the person's to tick, so it is written only while it holds no ticked fix not yet applied.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 from vaultsync.app.edits import MemoryEditError, edit_facts, write_summary
 from vaultsync.app.facts import vault_folders
 from vaultsync.app.program import ProgramFailed, run_program
+from vaultsync.app.write import Applied, Change, Stopped, write
 from vaultsync.config import Config
 from vaultsync.core.review import EntityFacts, Finding, review_entity
 from vaultsync.core.review_note import (
@@ -31,13 +33,10 @@ from vaultsync.core.review_note import (
     week_of,
 )
 from vaultsync.core.timeline import TIMELINE, timeline
-from vaultsync.fs import FileChanged, atomic_write, read_or_none, run_lock
-from vaultsync.git.repo import VaultRepo
-from vaultsync.git.run import Author, GitFailed, NotARepository
+from vaultsync.fs import FileChanged, atomic_write, read_or_none
 from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_entity
 from vaultsync.memory.tree import MemEntity, scan_memory
-from vaultsync.model import ExitCode, Problem, Severity
-from vaultsync.state.files import StateFiles
+from vaultsync.model import AGENT, PERSON, ExitCode, Problem, Severity
 from vaultsync.vault.layout import VaultLayout, slug_of
 
 __all__ = ["ReviewResult", "fix", "regenerate", "review"]
@@ -115,18 +114,20 @@ def _write_notes(cfg: Config, result: ReviewResult, entities: dict[str, MemEntit
     title = result.note.rsplit("/", 1)[-1].removesuffix(".md")
     note = review_note(title, result.findings, link, entity_link)
     facts = ((rel, f) for rel in sorted(entities) for _, f in entities[rel].facts if isinstance(f, dict))
-    written = []
-    with run_lock(StateFiles(cfg.state_dir).lock):
+
+    def apply() -> Applied:
+        written = []
         if _write_review_note(cfg, result, note):
             written.append(result.note)
         # An unreadable items.json would drop its facts from the timeline: keep the last one until it is fixed.
         whole = not any(e.broken for e in entities.values())
         if whole and _replace(cfg.vault / TIMELINE, timeline(facts, link, entity_link).encode(), result):
             written.append(TIMELINE)
-    if written:
         what = [f"{result.note} ({len(result.findings)} finding(s))"] if result.note in written else []
         what += ["Timeline.md regenerated"] if TIMELINE in written else []
-        _commit(cfg, written, f"review: {', '.join(what)}", result)
+        return Applied(bool(written), commit=tuple(written), subject=f"review: {', '.join(what)}")
+
+    _commit(cfg, Change("review", AGENT, apply=apply, run_pass=False), result)
 
 
 def _write_review_note(cfg: Config, result: ReviewResult, text: str) -> bool:
@@ -168,15 +169,15 @@ def _replace(path: Path, data: bytes, result: ReviewResult) -> bool:
     return True
 
 
-def _commit(cfg: Config, paths: list[str], subject: str, result: ReviewResult) -> None:
-    """The review note is the person's note, outside what a pass commits: the review commits it as the agent."""
+def _commit(cfg: Config, change: Change, result: ReviewResult) -> None:
+    """The review note is outside what a pass carries: its change commits the files it wrote, as its actor."""
     try:
-        sha = VaultRepo(cfg.vault).commit(paths, subject, Author(cfg.git.agent_name, cfg.git.agent_email))
-    except (GitFailed, NotARepository) as exc:
-        result.problems.append(Problem(str(cfg.vault), f"could not commit {', '.join(paths)}: {exc}", Severity.WARNING))
+        report = write(cfg, change)
+    except Stopped as exc:
+        result.problems.append(Problem(str(cfg.vault), f"{exc}; nothing written"))
         return
-    if sha:
-        result.commits.append(sha)
+    result.commits += report.commits
+    result.problems += [Problem(p.path, f"could not commit: {p.message}", Severity.WARNING) for p in report.problems]
 
 
 def fix(cfg: Config, today: date | None = None) -> ReviewResult:
@@ -253,17 +254,22 @@ def _note_fixes(
 
 
 def _mark(cfg: Config, plans: list[Any], today: date, result: ReviewResult) -> None:
-    written = []
-    for note, raw, tasks in plans:
-        text = raw.decode("utf-8")
-        try:
-            atomic_write(note, mark_applied(text, [t.line for t in tasks], today).encode(), raw)
-        except FileChanged:
-            result.problems.append(Problem(str(note), "changed meanwhile; applied fixes not marked", Severity.WARNING))
-            continue
-        written.append(note.relative_to(cfg.vault).as_posix())
-    if written:
-        _commit(cfg, written, "review: marked the applied fixes", result)
+    """Mark each applied task in its note; the note holds the person's ticks, so it is committed as the person."""
+
+    def apply() -> Applied:
+        written = []
+        for note, raw, tasks in plans:
+            text = raw.decode("utf-8")
+            try:
+                atomic_write(note, mark_applied(text, [t.line for t in tasks], today).encode(), raw)
+            except FileChanged:
+                message = "changed meanwhile; applied fixes not marked"
+                result.problems.append(Problem(str(note), message, Severity.WARNING))
+                continue
+            written.append(note.relative_to(cfg.vault).as_posix())
+        return Applied(bool(written), commit=tuple(written), subject="review: marked the applied fixes")
+
+    _commit(cfg, Change("review", PERSON, apply=apply, run_pass=False), result)
 
 
 def regenerate(cfg: Config, rels: list[str] | None, today: date | None = None, dry_run: bool = False) -> ReviewResult:

@@ -5,7 +5,7 @@ would have done; the person confirms with ``--yes``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field, fields
 
 from vaultsync.config import Config, Layout
@@ -23,8 +23,9 @@ class Tally:
     total: dict[str, int] = field(default_factory=lambda: {"memory": 0, "vault": 0})
     doomed: dict[str, list[str]] = field(default_factory=lambda: {"memory": [], "vault": []})
 
-    def add(self, world: World) -> list[str]:
-        """Count ``world``'s units; returns the keys it would delete, on either side."""
+    def add(self, world: World, meant: Collection[str] = ()) -> list[str]:
+        """Count ``world``'s units; returns the keys it would delete, on either side. ``meant``: keys a use case
+        deleted on purpose (the janitor's archived notes), returned but not counted against the guard."""
         deleted = []
         for side in ("memory", "vault"):
             for key, state in world.units.items():
@@ -33,7 +34,8 @@ class Tally:
                     continue
                 self.total[side] += 1
                 if is_deleted(state):
-                    self.doomed[side].append(key)
+                    if key not in meant:
+                        self.doomed[side].append(key)
                     deleted.append(key)
         return deleted
 
@@ -55,9 +57,9 @@ class Tally:
         return "; ".join(reasons)
 
 
-def deletion_guard(world: World, cfg: Config, unread: int = 0) -> str:
+def deletion_guard(world: World, cfg: Config, unread: int = 0, meant: Collection[str] = ()) -> str:
     tally = Tally()
-    tally.add(world)
+    tally.add(world, meant)
     return tally.guard(cfg, unread)
 
 

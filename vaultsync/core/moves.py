@@ -15,7 +15,7 @@ from vaultsync.core.plan import Action, Plan
 from vaultsync.keys import entity_key, facts_of, file_key, is_fact, is_file, mem_path_of, rel_of, split_fact_key
 from vaultsync.memory.tree import MemoryScan
 from vaultsync.names import composed
-from vaultsync.state.base import BaseEntry
+from vaultsync.state.entry import BaseEntry
 from vaultsync.state.walk import MemoryWalk
 from vaultsync.vault.layout import slug_of
 from vaultsync.vault.scan import VaultScan

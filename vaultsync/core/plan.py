@@ -21,7 +21,7 @@ from vaultsync.keys import ENTITY, FACT, mem_path_of, rel_of, scope_of, split_fa
 from vaultsync.markdown import first_h1
 from vaultsync.memory.tree import MemoryScan, Summary
 from vaultsync.model import Change, Conflict, EntityContent, Problem, Record, canonical
-from vaultsync.state.base import BaseEntry
+from vaultsync.state.entry import BaseEntry
 from vaultsync.textio import newline_of
 from vaultsync.vault.layout import VaultLayout, slug_of
 from vaultsync.vault.notes import (
@@ -186,7 +186,10 @@ class PlanTarget:
                 continue
             copy = conflict_copy_name(state.vault_note.path, stamp)
             n = 1
-            while (self.cfg.vault / copy).exists() or any(c.copy_path == copy for c in self.plan.conflicts):
+            # The copies the scan found stand for the vault: the plan reads no file (the write itself refuses
+            # to replace one that appeared since).
+            taken = set(self.vault.conflict_copies)
+            while copy in taken or any(c.copy_path == copy for c in self.plan.conflicts):
                 n += 1  # two passes in one second (a watcher): each keeps its own copy
                 copy = conflict_copy_name(state.vault_note.path, f"{stamp}-{n}")
             self.add("vault", "write", copy, state.vault_note.raw, None, (key,))

@@ -11,7 +11,7 @@ from vaultsync.core.scope import Context, Planned
 from vaultsync.core.units import World
 from vaultsync.memory.tree import MemoryScan
 from vaultsync.model import PARA_KEYS
-from vaultsync.state.base import BaseEntry
+from vaultsync.state.entry import BaseEntry
 from vaultsync.vault.layout import VaultLayout
 from vaultsync.vault.scan import VaultScan
 

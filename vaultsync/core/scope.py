@@ -16,9 +16,9 @@ from __future__ import annotations
 import functools
 import json
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from vaultsync.core.units import CREATABLE
 from vaultsync.keys import is_fact, rel_of, split_fact_key
@@ -29,8 +29,15 @@ from vaultsync.vault.links import LinkIndex, mention_strings, note_stem
 from vaultsync.vault.notes import source_day
 from vaultsync.vault.scan import CONFLICT_MARK
 
-if TYPE_CHECKING:
-    from vaultsync.state.base import BaseStore
+
+class BaseIndex(Protocol):
+    """What the scoped decision asks of the base, answered by the engine's store (``state/base.py``): the core
+    names the question and never opens the database itself."""
+
+    def facts(self) -> Iterator[tuple[str, bytes]]: ...
+
+    def stem_count(self, stem: str) -> int: ...
+
 
 SCOPE_MAX = 200  # more entities and files than this: a full pass costs about the same and sees more
 ITEMS, SUMMARY = "items.json", "summary.md"
@@ -152,12 +159,14 @@ class Context:
         self,
         scope: Scope,
         layout: VaultLayout,
-        store: BaseStore,
+        store: BaseIndex,
+        keys: list[str],
         entities: Mapping[str, Any],
         files: Iterable[str],
         naming: set[str] | None = None,
     ) -> None:
-        """``files``: the memory paths of the base's file units; ``naming``: see below."""
+        """``keys``: the base's units in scope; ``files``: the memory paths of the base's file units; ``naming``:
+        see below."""
         self.scope = scope
         self.base_facts = store.facts  # every fact unit's key and base JSON, read only when a name changes
         # Entities whose facts name the created or renamed ones: found by a first attempt, or searched for.
@@ -167,7 +176,7 @@ class Context:
         for rel, value in entities.items():
             name, aliases = value
             self.names[rel] = (str(name), tuple(str(a) for a in aliases))
-        self.keys = store.keys_of(scope.rels, scope.files)  # base units in scope
+        self.keys = keys  # base units in scope
         self.inside: set[str] = set()  # note paths of units in scope, before the pass
         counted: Counter[str] = Counter()  # names of unread entity and file notes
         for rel in self.names:

@@ -17,7 +17,7 @@ from vaultsync.keys import ENTITY, FACT, FILE, entity_key, fact_key, file_key, k
 from vaultsync.memory.identity import assign_notes
 from vaultsync.memory.tree import MemEntity, MemoryScan
 from vaultsync.model import EntityContent, Problem, Record, Severity, canonical
-from vaultsync.state.base import BaseEntry, json_text
+from vaultsync.state.entry import BaseEntry, json_text
 from vaultsync.vault.layout import VaultLayout, slug_of
 from vaultsync.vault.scan import EMPTY_NOTE, Note, VaultScan
 

@@ -4,7 +4,7 @@ not the size of the memory (holding every unit at once took 2.1 GB at 200k facts
 A full pass runs when no settled pass left a snapshot to start from (after an upgrade, a config change, a
 stopped pass) or when too much changed for a scoped one. Each entity's units are decided from its own base,
 memory and vault; what rendering it needs of the others is their names and aliases (for mentions) and how many
-notes share each name (for short links), as in a first import (``firstimport.py``).
+notes share each name (for short links), as in a first import (``first_import.py``).
 
 Both trees are listed first, without being read. The first walk reads, lines up and decides each batch, and
 keeps only what the pass must know before it writes anything: every entity's names, every note's name, what
@@ -175,7 +175,7 @@ def run_batched(setting: Setting, report: Report) -> Report | None:
         known.person_paths |= paths
         known.unchanged |= unchanged_blobs(got.world, touched)
         known.moves += got.moves
-        known.marks.append(got.mark(own, notes, known.tally.add(got.world), paths))
+        known.marks.append(got.mark(own, notes, known.tally.add(got.world, options.deleting), paths))
         if guess is not None and not got.moves:
             plan = make_plan(cfg, layout, got.world, got.mem, got.vault, got.base, stamp, guess)
             if not (plan.actions or plan.upserts or plan.deletes):
@@ -299,16 +299,21 @@ def _write(
     stamp: str,
 ) -> Report:
     cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
-    conflicts = store.conflicts()
+    conflicts = store.conflicts() | {c.copy_path: (c.key, c.detail) for c in options.conflicts}
     gone, carried, resolved = settle_conflicts(cfg, layout, conflicts, known.moves)
     person_paths = known.person_paths | set(resolved) | {p for new in carried for p in (new, carried[new][2])}
     person_changes = [c for _, c in sorted(known.person_changes, key=lambda kc: kc[0])]
-    person_changes += [Change("vault", scope_of(conflicts[p][0]), "conflict resolved") for p in resolved]
+    settled_copies = [Change("vault", scope_of(conflicts[p][0]), "conflict resolved") for p in resolved]
+    person_changes += settled_copies
     repo = None
     if not options.dry_run:
         repo = open_repo(cfg, report)
-        again, said = resaved(repo, known.unchanged, setting.files.uncommitted_notes()) if repo else (set(), [])
-        if repo is None or not commit_person(setting, repo, report, person_paths | again, person_changes + said):
+        resaved_paths, resaved_changes = (
+            resaved(repo, known.unchanged, setting.files.uncommitted_notes()) if repo else (set(), [])
+        )
+        if repo is None or not commit_person(
+            setting, repo, report, person_paths | resaved_paths, person_changes + resaved_changes
+        ):
             return report
         begin_writes(setting, listing.leftovers + listed.leftovers, stamp)
     trash = setting.files.trash(stamp)
@@ -393,15 +398,20 @@ def _write(
         store.save(upserts, [k for k in plan.deletes if k not in failures], ids=got.world.ids(), commit=False)
         known.names |= plan.own
 
-    report.changes += [c for _, c in sorted(changed_by, key=lambda kc: kc[0])]
+    report.changes += [c for _, c in sorted(changed_by, key=lambda kc: kc[0])] + settled_copies
     fresh_notes = notes_once(report, store, foreign)
-    report.open_conflicts = sorted(set(listed.conflict_copies) | set(new_conflicts))
+    still = {p for p in conflicts if (cfg.vault / p).exists()}
+    report.open_conflicts = sorted(set(listed.conflict_copies) | set(new_conflicts) | still)
     if repo is None:
         return report
     agent_changes = [c for c in report.changes if c.side == "memory"]
     if not commit_agent(setting, repo, report, vault_paths, agent_changes, sorted(touched)):
         return report  # the base is not saved: the notes listed as uncommitted wait for the next pass
-    kept = new_conflicts | {new: (key, detail) for new, (key, detail, _) in carried.items()}
+    kept = (
+        new_conflicts
+        | {c.copy_path: (c.key, c.detail) for c in options.conflicts}
+        | {new: (key, detail) for new, (key, detail, _) in carried.items()}
+    )
     store.save({}, [], conflicts=kept, resolved=gone, reported=fresh_notes, commit=False, layout=cfg.layout.as_json())
     store.commit()
     report.open_conflicts = sorted(set(report.open_conflicts) | set(carried))

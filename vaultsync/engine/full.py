@@ -5,8 +5,7 @@ lets the next pass with nothing to do stop early (``snapshot.py``)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
-from datetime import date
+from dataclasses import dataclass, field
 
 from vaultsync.config import Config
 from vaultsync.core.changes import changed
@@ -15,16 +14,14 @@ from vaultsync.core.guard import deletion_guard, empty_side, is_deleted
 from vaultsync.core.merge import decide_all
 from vaultsync.core.moves import apply_moves, detect_moves, moved_walk, plan_moves
 from vaultsync.core.planner import make_plan
-from vaultsync.core.scope import SCOPE_MAX, Names
+from vaultsync.core.scope import Names
 from vaultsync.core.units import gather
 from vaultsync.engine.apply import Applied, apply_plan
-from vaultsync.engine.options import PassOptions
 from vaultsync.engine.quick import Carry, Patch, record
-from vaultsync.engine.scoped import Narrowed, narrow_pass, standing_unread
+from vaultsync.engine.scoped import Narrowed, standing_unread
 from vaultsync.engine.tail import (
     Setting,
     begin_writes,
-    changed_layout,
     commit_agent,
     commit_person,
     hold_moved,
@@ -41,56 +38,13 @@ from vaultsync.keys import is_file, scope_of
 from vaultsync.memory.sizes import scanned_size_problems
 from vaultsync.memory.tree import MemoryScan, list_memory, scan_memory, scan_memory_scope
 from vaultsync.model import Change, Problem, Report
-from vaultsync.state.base import BaseStore, BaseUnreadable
-from vaultsync.state.files import StateFiles
-from vaultsync.state.snapshot import Seen
-from vaultsync.state.walk import MemoryWalk, walk_memory
+from vaultsync.state.walk import MemoryWalk
 from vaultsync.vault.layout import VaultLayout
 from vaultsync.vault.scan import VaultScan, scan_vault, scan_vault_scope
 
 
-def run_full(cfg: Config, options: PassOptions, report: Report, walk: MemoryWalk, seen: Seen | None = None) -> Report:
-    """One pass over every unit, or over those ``seen`` (the quick check's findings) touches when that is safe."""
-    layout = VaultLayout(cfg.layout)
-    try:
-        store = BaseStore(StateFiles(cfg.state_dir).base, read_only=options.dry_run)
-    except BaseUnreadable as exc:
-        report.stopped = str(exc)
-        return report
-    setting = Setting(cfg, options, layout, store, options.today or date.today(), walk)
-    try:
-        report.stopped = changed_layout(cfg, store)
-        if report.stopped:
-            report.stopped += "; nothing was written"
-            return report
-        narrowed = narrow_pass(cfg, layout, store, seen) if seen is not None else None
-        if narrowed is not None:
-            scoped = Report(dry_run=report.dry_run, scoped=True)  # a widened attempt leaves no trace
-            if _run(setting, scoped, narrowed) is not None:
-                return scoped
-            reach = narrowed.context.reach
-            wider = len(narrowed.scope.rels | reach) + len(narrowed.scope.files)
-            if reach and seen is not None and wider <= SCOPE_MAX:
-                # An entity created, renamed or deleted is named by these unread ones: read them too, once.
-                narrowed = narrow_pass(cfg, layout, store, seen, reach, narrowed)
-                scoped = Report(dry_run=report.dry_run, scoped=True)
-                if narrowed is not None and _run(setting, scoped, narrowed) is not None:
-                    return scoped
-        if walk.named is not None:
-            # The full pass reads every memory file, so the snapshot it records is what a walk of every file
-            # finds, taken now, before its scan; the named walk vouched only for a scoped pass.
-            setting = replace(setting, walk=walk_memory(cfg.workspace, cfg.life))
-        from vaultsync.engine.batched import run_batched
-
-        result = _import(setting, report) or run_batched(setting, report) or _run(setting, report, None)
-        assert result is not None
-        return result
-    finally:
-        store.close()
-
-
-def _import(setting: Setting, report: Report) -> Report | None:
-    """A first import into an empty vault, run batch by batch (``firstimport.py``); None when this is none."""
+def first_import(setting: Setting, report: Report) -> Report | None:
+    """A first import into an empty vault, run batch by batch (``first_import.py``); None when this is none."""
     cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
     if options.dry_run or options.import_batch <= 0 or not store.empty() or setting.files.uncommitted_notes():
         return None
@@ -106,7 +60,7 @@ def _import(setting: Setting, report: Report) -> Report | None:
     return run_import(setting, report, repo, listing)
 
 
-def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report | None:
+def run_whole(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report | None:
     """The pass; None when a scoped one finds, before writing anything, that it must run in full."""
     cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
     today, walk = setting.today, setting.walk
@@ -142,11 +96,11 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
             # takes every key of the base).
             emptied = gone or any(is_file(k) and is_deleted(u) for k, u in world.units.items())
             missing = narrowed.base.missing_places(cfg, layout) if emptied else ""
-            report.stopped = missing or deletion_guard(world, cfg, narrowed.unread)
+            report.stopped = missing or deletion_guard(world, cfg, narrowed.unread, options.deleting)
     elif not options.confirm_deletes:
         empty = {"memory": not mem.entities and not mem.files, "vault": not vault.entities and not vault.files}
         missing = empty_side(empty, bool(base)) or missing_places(cfg, layout, base)
-        report.stopped = missing or deletion_guard(world, cfg)
+        report.stopped = missing or deletion_guard(world, cfg, meant=options.deleting)
     if report.stopped:
         report.stopped += "; nothing was written (run again with --yes to confirm)"
         return report
@@ -163,11 +117,13 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
     report.conflicts = plan.conflicts
     report.actions = [a.describe() for a in plan.actions]
     fresh_notes = notes_once(report, store, world.foreign)
-    report.open_conflicts = sorted(vault.conflict_copies)
+    known = store.conflicts() | {c.copy_path: (c.key, c.detail) for c in options.conflicts}
+    # Copies the scan does not read as notes (the remote round's copy of any other file) are open while they exist.
+    report.open_conflicts = sorted(set(vault.conflict_copies) | {p for p in known if (cfg.vault / p).exists()})
     if narrowed is not None:  # the copies it did not read are as the last settled pass left them
         unread = [p for p in narrowed.seen.conflicts if (cfg.vault / p).exists()]
         report.open_conflicts = sorted(set(report.open_conflicts) | set(unread))
-    gone, carried, resolved = settle_conflicts(cfg, layout, store.conflicts(), moves)
+    gone, carried, resolved = settle_conflicts(cfg, layout, known, moves)
     person_paths |= {p for path in carried for p in (path, carried[path][2])}
     if options.dry_run:
         return report
@@ -176,11 +132,15 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
     if repo is None:
         return report
     person_changes = [c for c in changes if c.side == "vault"]
-    person_changes += [Change("vault", scope_of(store.conflicts()[p][0]), "conflict resolved") for p in resolved]
+    settled_copies = [Change("vault", scope_of(known[p][0]), "conflict resolved") for p in resolved]
+    person_changes += settled_copies
+    report.changes += settled_copies
     # In a scoped pass a note saved again is one the quick check saw change.
     unchanged = unchanged_blobs(world, narrowed.seen.vault if narrowed is not None else None)
-    again, said = resaved(repo, unchanged, earlier)
-    if not commit_person(setting, repo, report, person_paths | set(resolved) | again, person_changes + said):
+    resaved_paths, resaved_changes = resaved(repo, unchanged, earlier)
+    if not commit_person(
+        setting, repo, report, person_paths | set(resolved) | resaved_paths, person_changes + resaved_changes
+    ):
         return report
 
     begin_writes(setting, mem.leftovers + vault.leftovers, stamp)
@@ -212,7 +172,8 @@ def _run(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report 
             {k: v for k, v in plan.upserts.items() if k not in failed},
             [k for k in plan.deletes if k not in failed],
             ids=world.ids(),
-            conflicts={c.copy_path: (c.key, c.detail) for c in plan.conflicts} | {p: c[:2] for p, c in carried.items()},
+            conflicts={c.copy_path: (c.key, c.detail) for c in (*options.conflicts, *plan.conflicts)}
+            | {p: c[:2] for p, c in carried.items()},
             resolved=gone,
             reported=fresh_notes,
             layout=cfg.layout.as_json(),

@@ -1,5 +1,6 @@
-"""One sync pass as ``vaultsync sync`` runs it: take the lock, check the roots, then either see from the last
-settled pass's snapshot that nothing changed, or run the full pass (``full.py``).
+"""One sync pass, under the lock the write path holds: either see from the last settled pass's snapshot that
+nothing changed, or choose the strategy (``_choose``): scoped (``scoped.py``), first import
+(``first_import.py``), in batches (``batched.py``) or whole (``full.py``).
 
 Only what the quick answer needs is imported here; the full pass (git, YAML, the merge) is imported when there
 is work, so the common hourly pass with nothing to do starts in the time a bare interpreter does.
@@ -7,53 +8,31 @@ is work, so the common hourly pass with nothing to do starts in the time a bare 
 
 from __future__ import annotations
 
-import contextlib
-from typing import Protocol
+from dataclasses import replace
+from datetime import date
 
 from vaultsync.config import Config
-from vaultsync.disk import writable
-from vaultsync.engine.options import PassOptions
 from vaultsync.engine.quick import QuickCheck
-from vaultsync.fs import run_lock
 from vaultsync.model import Report
-from vaultsync.state.files import StateFiles
-from vaultsync.state.walk import walk_memory
+from vaultsync.options import PassOptions
+from vaultsync.state.snapshot import Seen
+from vaultsync.state.walk import MemoryWalk, walk_memory
 
 
-class Around(Protocol):
-    """Steps a use case runs under the pass's own lock, before the quick check and after the pass (the git
-    remote: fetch and merge before, push after), so no other pass can run in between. ``before`` may give a
-    reason to stop (the pass then writes nothing, exit 4); ``after`` gets the pass's report and adds what
-    ``before`` found to it."""
-
-    def before(self) -> str | None: ...
-
-    def after(self, report: Report) -> None: ...
-
-
-def run_pass(
-    cfg: Config, options: PassOptions | None = None, around: Around | None = None, *, lock_held: bool = False
-) -> Report:
-    """One pass under the run lock. ``lock_held``: the caller already holds it (a memory write that edited
-    ``items.json`` under the lock and must sync before any other pass starts); flock locks belong to an open
-    file, so taking it again here would meet the caller's own lock."""
+def run_pass(cfg: Config, options: PassOptions | None = None) -> Report:
+    """One pass; the caller holds the run lock (``app/write.py``, the only place that takes it) and has checked
+    that the roots exist."""
     options = options or PassOptions()
     report = Report(dry_run=options.dry_run)
-    # The roots are checked before the lock, which lives in the vault: a missing vault is not created.
+    report.stopped = missing_roots(cfg)
+    return report if report.stopped else _locked(cfg, options, report)
+
+
+def missing_roots(cfg: Config) -> str:
+    """Why nothing may be done because a root folder is missing, or "". Checked before the lock, which lives in
+    the vault: a missing vault is never created."""
     missing = [n for n, p in (("workspace", cfg.workspace), ("life", cfg.life), ("vault", cfg.vault)) if not p.is_dir()]
-    if missing:
-        report.stopped = f"missing root folder(s): {', '.join(missing)}; check the config ({cfg.source})"
-        return report
-    # A pass that writes nothing needs no lock where none can be made: on a read-only vault (a mounted snapshot)
-    # no pass can write either, and ``status`` still answers.
-    unlocked = lock_held or (options.dry_run and not writable(cfg.state_dir))
-    with contextlib.nullcontext() if unlocked else run_lock(StateFiles(cfg.state_dir).lock):
-        if around is None:
-            return _locked(cfg, options, report)
-        report.stopped = around.before() or ""
-        done = report if report.stopped else _locked(cfg, options, report)
-        around.after(done)
-        return done
+    return f"missing root folder(s): {', '.join(missing)}; check the config ({cfg.source})" if missing else ""
 
 
 def _locked(cfg: Config, options: PassOptions, report: Report) -> Report:
@@ -67,6 +46,53 @@ def _locked(cfg: Config, options: PassOptions, report: Report) -> Report:
         report.problems = seen.problems
         report.quick = True
         return report
-    from vaultsync.engine.full import run_full
+    return _choose(cfg, options, report, walk, seen)
 
-    return run_full(cfg, options, report, walk, seen)
+
+def _choose(cfg: Config, options: PassOptions, report: Report, walk: MemoryWalk, seen: Seen | None) -> Report:
+    """The one place a pass's strategy is chosen, in this order: a scoped pass over what ``seen`` (the quick
+    check's findings) touches, when that is safe; a first import into an empty vault; a full pass in batches
+    over a larger memory; else the whole pass at once. Their modules load only when chosen."""
+    from vaultsync.core.scope import SCOPE_MAX
+    from vaultsync.engine.batched import run_batched
+    from vaultsync.engine.full import first_import, run_whole
+    from vaultsync.engine.scoped import narrow_pass
+    from vaultsync.engine.tail import Setting, changed_layout
+    from vaultsync.state.base import BaseStore, BaseUnreadable
+    from vaultsync.state.files import StateFiles
+    from vaultsync.vault.layout import VaultLayout
+
+    layout = VaultLayout(cfg.layout)
+    try:
+        store = BaseStore(StateFiles(cfg.state_dir).base, read_only=options.dry_run)
+    except BaseUnreadable as exc:
+        report.stopped = str(exc)
+        return report
+    setting = Setting(cfg, options, layout, store, options.today or date.today(), walk)
+    try:
+        report.stopped = changed_layout(cfg, store)
+        if report.stopped:
+            report.stopped += "; nothing was written"
+            return report
+        narrowed = narrow_pass(cfg, layout, store, seen) if seen is not None else None
+        if narrowed is not None:
+            scoped = Report(dry_run=report.dry_run, scoped=True)  # a widened attempt leaves no trace
+            if run_whole(setting, scoped, narrowed) is not None:
+                return scoped
+            reach = narrowed.context.reach
+            wider = len(narrowed.scope.rels | reach) + len(narrowed.scope.files)
+            if reach and seen is not None and wider <= SCOPE_MAX:
+                # An entity created, renamed or deleted is named by these unread ones: read them too, once.
+                narrowed = narrow_pass(cfg, layout, store, seen, reach, narrowed)
+                scoped = Report(dry_run=report.dry_run, scoped=True)
+                if narrowed is not None and run_whole(setting, scoped, narrowed) is not None:
+                    return scoped
+        if walk.named is not None:
+            # The full pass reads every memory file, so the snapshot it records is what a walk of every file
+            # finds, taken now, before its scan; the named walk vouched only for a scoped pass.
+            setting = replace(setting, walk=walk_memory(cfg.workspace, cfg.life))
+        result = first_import(setting, report) or run_batched(setting, report) or run_whole(setting, report, None)
+        assert result is not None
+        return result
+    finally:
+        store.close()

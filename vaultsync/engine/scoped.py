@@ -70,7 +70,8 @@ def narrow_pass(
     if scope is None or crowded(scope.created, cfg.life, cfg.vault, layout) or dated(cfg, layout, scope.files):
         return None
     scope = replace(scope, rels=scope.rels | set(more))
-    context = Context(scope, layout, store, entities, base.files, first.context.naming if first else None)
+    keys = store.keys_of(scope.rels, scope.files)
+    context = Context(scope, layout, store, keys, entities, base.files, first.context.naming if first else None)
     return Narrowed(seen, scope, context, base.units - len(context.keys), base)
 
 

@@ -22,14 +22,14 @@ from vaultsync.core.changes import message, unchanged_notes
 from vaultsync.core.guard import changed_settings, relocated, stranded
 from vaultsync.core.units import World
 from vaultsync.core.vanished import gone, hold
-from vaultsync.engine.options import PassOptions
 from vaultsync.fs import set_aside
 from vaultsync.git.index import blob_id
 from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import Author, GitFailed, NotARepository
 from vaultsync.git.secrets import scan_bytes
 from vaultsync.keys import is_file, mem_path_of, rel_of, scope_of
-from vaultsync.model import Change, Problem, Report, Severity
+from vaultsync.model import PERSON, Actor, Change, Problem, Report, Severity
+from vaultsync.options import PassOptions
 from vaultsync.state import snapshot
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
@@ -213,7 +213,7 @@ def commit_person(setting: Setting, repo: VaultRepo, report: Report, paths: set[
     """Commit the person's edits as the person, before anything is written: their words are in git whatever
     happens next. False (the pass stopped, with the reason) when git refused."""
     cfg = setting.cfg
-    person = repo.person(cfg.git.person_name, cfg.git.person_email)
+    person = repo.author(PERSON, cfg.git)
     if not commit(repo, cfg.vault, paths, message("vault -> memory", changes), person, report):
         report.stopped = "could not commit the person's edits; nothing was written"
         return False
@@ -289,7 +289,7 @@ def commit_agent(
     of uncommitted notes stays for the next pass to commit.
     """
     cfg = setting.cfg
-    agent = Author(cfg.git.agent_name, cfg.git.agent_email)
+    agent = repo.author(setting.options.actor, cfg.git)
     text = message("memory -> vault", changes, touched)
     if setting.options.commit_subject:
         text = f"{setting.options.commit_subject}\n\n{text}"
@@ -308,3 +308,11 @@ def notes_once(report: Report, store: BaseStore, foreign: Iterable[str]) -> list
     fresh = sorted({p.path for p in report.problems if p.severity is Severity.NOTE} - reported)
     report.problems = [p for p in report.problems if p.severity is not Severity.NOTE or p.path in fresh]
     return fresh
+
+
+def commit_files(cfg: Config, paths: Iterable[str], subject: str, actor: Actor, report: Report) -> None:
+    """Commit vault files a use case wrote outside the places a pass carries (a review note, the files ``init``
+    adds or adopts), as ``actor``; a file holding a secret is left out and reported, as in a pass."""
+    repo = open_repo(cfg, report)
+    if repo is not None:
+        commit(repo, cfg.vault, set(paths), subject, repo.author(actor, cfg.git), report)

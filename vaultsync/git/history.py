@@ -13,15 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vaultsync.errors import HistoryError
 from vaultsync.git.run import batch_objects
 
 RECORD = "\x1e"
 FIELD = "\x1f"
 FORMAT = f"{RECORD}%H{FIELD}%aI{FIELD}%an{FIELD}%ae{FIELD}%s"
-
-
-class HistoryError(RuntimeError):
-    """git could not read the history (not a repository, no commit yet); the message is git's."""
 
 
 @dataclass(frozen=True)

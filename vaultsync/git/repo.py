@@ -17,11 +17,13 @@ import subprocess
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 
+from vaultsync.config import GitSettings
 from vaultsync.git import feed
 from vaultsync.git import tree as gittree
 from vaultsync.git.feed import IndexFeed
 from vaultsync.git.index import blob_id
 from vaultsync.git.run import (
+    CLIENT_PREFIX,
     Author,
     Git,
     GitFailed,
@@ -30,6 +32,7 @@ from vaultsync.git.run import (
     git_version,
     nul_list,
 )
+from vaultsync.model import Actor
 
 FALLBACK_PERSON = ("vault person", "person@vaultsync.invalid")
 # From this many paths, new blobs are streamed into packs instead of a loose file each, ``feed.PACK_CHUNK`` to a
@@ -89,6 +92,14 @@ class VaultRepo:
                 "check out your branch again, then sync"
             )
         return None
+
+    def author(self, actor: Actor, settings: GitSettings) -> Author:
+        """The commit author for ``actor``, built here only; an API client under the agent's address."""
+        if actor.kind == "person":
+            return self.person(settings.person_name, settings.person_email)
+        if actor.kind == "client":
+            return Author(f"{CLIENT_PREFIX}{actor.client})", settings.agent_email)
+        return Author(settings.agent_name, settings.agent_email)
 
     def person(self, name: str, email: str) -> Author:
         """The person's identity: configured, else git's own user, else a fixed fallback (cron has no user)."""
@@ -349,6 +360,11 @@ class VaultRepo:
             except OSError:
                 continue  # gone or unreadable meanwhile: nothing to commit for it now
         return {path: on_disk[path] for path in self.unlike(on_disk)} if on_disk else {}
+
+    def untracked(self) -> set[str]:
+        """Files git does not track and does not ignore: what a vault held before it had a repository."""
+        out = self.git.bytes("ls-files", "-z", "--others", "--exclude-standard")
+        return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
 
     def touched(self, paths: Collection[str] = ()) -> set[str]:
         """Tracked files (of ``paths``, or all) whose stat data differs from the real index's: a superset of those

@@ -34,6 +34,9 @@ class GitFailed(RuntimeError):
         self.stderr = stderr
 
 
+CLIENT_PREFIX = "vaultsync api ("  # a program writing through the HTTP API or MCP: ``vaultsync api (openclaw)``
+
+
 @dataclass(frozen=True)
 class Author:
     name: str

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from vaultsync.app.sync import recent_runs, summary
+from vaultsync.api import recent_runs, summary
 from vaultsync.config import Config
 
 POLL = 1.0  # seconds between looks at the record of runs

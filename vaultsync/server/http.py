@@ -1,8 +1,8 @@
-"""``vaultsync serve``: the local HTTP API for plugins, a thin face over ``vaultsync.app``.
+"""``vaultsync serve``: the local HTTP API for plugins, a thin face over the public surface (``vaultsync.api``).
 
-Each route checks what it is given, calls one ``app/`` function and turns its result or its exception into
-JSON and a status code (the table is ``ERRORS``); it holds no logic of its own, so the CLI, this API and the MCP
-tools cannot behave differently. A route for another use case is a few lines: a function over the app call,
+Each route checks what it is given, calls one use case and turns its result or its error into JSON and a status
+code (from the one table of ``vaultsync/errors.py``); it holds no logic of its own, so the CLI, this API and the
+MCP tools cannot behave differently. A route for another use case is a few lines: a function over the app call,
 decorated with its path and ``dependencies=auth_dep``.
 
 It is meant for one person's machine: it binds 127.0.0.1, wants the bearer token on every route but
@@ -18,7 +18,6 @@ import json
 import logging
 import socket
 import sys
-from collections.abc import Callable
 from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
@@ -30,13 +29,23 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 
 from vaultsync import __version__
-from vaultsync.app import conflicts, entities, inbox, memory
-from vaultsync.app.facts import Ambiguous, Invalid, NotFound, Unreadable
-from vaultsync.app.faults import refused
-from vaultsync.app.history import HistoryError, history
-from vaultsync.app.recall import Recaller, RecallOptions, UsageError, parse_kinds
-from vaultsync.app.sync import LockHeld, PassOptions, overview, sync
+from vaultsync.api import (
+    LockHeld,
+    PassOptions,
+    Recaller,
+    RecallOptions,
+    UsageError,
+    VaultsyncError,
+    entities,
+    history,
+    memory,
+    overview,
+    parse_kinds,
+    refused,
+    sync,
+)
 from vaultsync.config import Config
+from vaultsync.model import client
 from vaultsync.server import models, plugin_routes, turn_routes
 from vaultsync.server.events import Events
 from vaultsync.server.models import errors
@@ -45,6 +54,7 @@ LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 OBSIDIAN_ORIGIN = "app://obsidian.md"
 MAX_BODY = 64 * 1024
 RETRY_AFTER = "2"
+CLIENT_HEADER = "X-Vaultsync-Client"
 STOP_WAIT = 2  # seconds a stopping server waits for open requests before it ends them
 log = logging.getLogger("vaultsync.server")
 
@@ -59,6 +69,10 @@ FactId = Annotated[str, Path(max_length=200, description="the fact's id, e.g. sa
 IfMatch = Annotated[str | None, Header(max_length=1_000, description="the ETag read with the fact; 412 if it changed")]
 Words = Annotated[str | None, Query(min_length=1, max_length=2_000, description="plain words; no search syntax")]
 Day = Annotated[str | None, Query(max_length=100, description="a date, YYYY-MM-DD")]
+Client = Annotated[
+    str | None,
+    Header(alias=CLIENT_HEADER, max_length=200, description="the program writing, named in git: vaultsync api (name)"),
+]
 
 
 class FactFields(BaseModel):
@@ -85,19 +99,6 @@ class SupersedeBody(FactFields):
     fact: Text | None = Field(None, description="the text of a new fact that replaces it")
 
 
-ERRORS: dict[type[Exception], tuple[int, Callable[[Exception], Any]]] = {
-    Invalid: (422, lambda e: [{"loc": [e.field], "msg": e.message, "type": "value_error"}]),  # type: ignore[attr-defined]
-    NotFound: (404, str),
-    Ambiguous: (409, lambda e: {"msg": str(e), "entities": e.entities}),  # type: ignore[attr-defined]
-    memory.Stale: (412, str),
-    Unreadable: (409, str),
-    UsageError: (422, lambda e: [{"loc": ["query", e.field], "msg": str(e), "type": "value_error"}]),  # type: ignore[attr-defined]
-    HistoryError: (409, lambda e: f"cannot read the vault's history: {e}"),
-    LockHeld: (503, lambda e: "a pass held the lock too long; try again"),
-    memory.Stopped: (503, str),
-    inbox.NotProposed: (409, str),
-    conflicts.FileChanged: (409, lambda e: f"{e}: changed while it was written; read it again and retry"),
-}
 READ = errors(401, 404, 409, 422)
 WRITE = errors(401, 404, 409, 412, 413, 422, 503)
 ETAG = {"ETag": {"description": "the fact's version; send it back as If-Match", "schema": {"type": "string"}}}
@@ -128,8 +129,7 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
             raise _Unauthorized
 
     auth_dep = [Depends(auth), Depends(_encodable_body)]
-    for kind, (code, detail) in ERRORS.items():
-        app.add_exception_handler(kind, _handler(code, detail))
+    app.add_exception_handler(VaultsyncError, _refused)
     app.add_exception_handler(
         _Unauthorized, lambda r, e: _error(401, "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"})
     )
@@ -139,7 +139,7 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         CORSMiddleware,
         allow_origins=[OBSIDIAN_ORIGIN],
         allow_methods=["GET", "POST", "PATCH", "DELETE"],
-        allow_headers=["Authorization", "Content-Type", "If-Match"],
+        allow_headers=["Authorization", "Content-Type", "If-Match", CLIENT_HEADER],
         expose_headers=["ETag", "Retry-After"],
     )
     app.add_middleware(_Guard, hosts=hosts)  # added last, so it runs first
@@ -201,9 +201,9 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         responses={201: {"headers": {**ETAG, **LOCATION}}, **errors(401, 404, 409, 413, 422, 503)},
         tags=["memory"],
     )
-    def remember(body: RememberBody) -> Response:
+    def remember(body: RememberBody, by: Client = None) -> Response:
         with events.pass_of("remember") as done:
-            written = memory.remember(cfg, body.entity, body.fact, body.extra(), create=body.create)
+            written = memory.remember(cfg, body.entity, body.fact, body.extra(), create=body.create, actor=client(by))
             response = answered(done(written), 201)
             if written.fact:
                 response.headers["Location"] = _location(written.fact.id, written.fact.entity)
@@ -217,20 +217,27 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         tags=["memory"],
     )
     def supersede(
-        fact_id: FactId, body: SupersedeBody, entity: EntityQuery = None, if_match: IfMatch = None
+        fact_id: FactId, body: SupersedeBody, entity: EntityQuery = None, if_match: IfMatch = None, by: Client = None
     ) -> Response:
         with events.pass_of("supersede") as done:
             written = memory.supersede(
-                cfg, fact_id, by=body.by, fact=body.fact, fields=body.extra(), entity=entity, if_match=if_match
+                cfg,
+                fact_id,
+                by=body.by,
+                fact=body.fact,
+                fields=body.extra(),
+                entity=entity,
+                if_match=if_match,
+                actor=client(by),
             )
             return answered(done(written))
 
     @app.delete(
         "/facts/{fact_id}", dependencies=auth_dep, response_model=models.Written, responses=_forget(), tags=["memory"]
     )
-    def forget(fact_id: FactId, entity: EntityQuery = None, if_match: IfMatch = None) -> Response:
+    def forget(fact_id: FactId, entity: EntityQuery = None, if_match: IfMatch = None, by: Client = None) -> Response:
         with events.pass_of("forget") as done:
-            return answered(done(memory.forget(cfg, fact_id, entity=entity, if_match=if_match)))
+            return answered(done(memory.forget(cfg, fact_id, entity=entity, if_match=if_match, actor=client(by))))
 
     @app.patch(
         "/facts/{fact_id}", dependencies=auth_dep, response_model=models.Written, responses=_write(), tags=["memory"]
@@ -240,9 +247,11 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         changes: Annotated[dict[str, Any], Body(description="fields to set; null removes a field")],
         entity: EntityQuery = None,
         if_match: IfMatch = None,
+        by: Client = None,
     ) -> Response:
         with events.pass_of("patch") as done:
-            return answered(done(memory.patch(cfg, fact_id, changes, entity=entity, if_match=if_match)))
+            written = memory.patch(cfg, fact_id, changes, entity=entity, if_match=if_match, actor=client(by))
+            return answered(done(written))
 
     @app.get(
         "/recall", dependencies=auth_dep, response_model=models.HitList, responses=errors(401, 422), tags=["memory"]
@@ -346,12 +355,11 @@ _SURROGATE = (
 )
 
 
-def _handler(code: int, detail: Callable[[Exception], Any]) -> Callable[[Request, Exception], Response]:
-    def handle(request: Request, exc: Exception) -> Response:
-        headers = {"Retry-After": RETRY_AFTER} if code == 503 else None
-        return _error(code, detail(exc), headers)
-
-    return handle
+def _refused(request: Request, exc: Exception) -> Response:
+    """Every error of the family, from its one table (``vaultsync/errors.py``): its status, and a retry hint
+    for what passes soon (a held lock, a missing root)."""
+    assert isinstance(exc, VaultsyncError)
+    return _error(exc.status, exc.detail(), {"Retry-After": RETRY_AFTER} if exc.retry else None)
 
 
 def _plain(errors: Any) -> Any:

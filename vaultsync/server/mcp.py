@@ -13,22 +13,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from vaultsync import __version__
-from vaultsync.app import capture, entities, memory
-from vaultsync.app.context import BUDGET
-from vaultsync.app.context import context as build_context
-from vaultsync.app.facts import Ambiguous, Invalid, NotFound, Unreadable
-from vaultsync.app.history import HistoryError
-from vaultsync.app.history import history as read_history
-from vaultsync.app.recall import RecallOptions, UsageError
-from vaultsync.app.recall import recall as recall_memory
-from vaultsync.app.sync import LockHeld, PassOptions, overview, sync
+from vaultsync.api import BUDGET, PassOptions, RecallOptions, VaultsyncError, capture, entities, memory, overview, sync
+from vaultsync.api import context as build_context
+from vaultsync.api import history as read_history
+from vaultsync.api import recall as recall_memory
 from vaultsync.config import Config
+from vaultsync.model import Actor, client
 from vaultsync.server import mcp_reads
 from vaultsync.server.mcp_args import CheckedServer
 from vaultsync.server.mcp_reads import READ
@@ -41,7 +37,6 @@ INSTRUCTIONS = (
     "have been kept, edit_fact to correct a fact's wording, and history to see who changed a fact and when. "
     "list_entities shows what entities exist; read_memory and read_daily_note read the agent's own notes."
 )
-EXPECTED = (Invalid, NotFound, Ambiguous, Unreadable, memory.Stale, memory.Stopped, LockHeld, UsageError, HistoryError)
 Entity = Annotated[
     str, Field(description="the entity: its folder under life/ (areas/people/sarah-chen) or its end (sarah-chen)")
 ]
@@ -57,11 +52,15 @@ SYNCS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent
 def _answer(call: Callable[[], Any]) -> dict[str, Any]:
     try:
         result = call()
-    except EXPECTED as exc:
-        hint = f" (entities: {', '.join(exc.entities)})" if isinstance(exc, Ambiguous) else ""
-        named = f"{exc.field}: " if isinstance(exc, UsageError) and exc.field else ""
-        raise ToolError(f"{named}{exc}{hint}") from None
+    except VaultsyncError as exc:  # the family's one line, as the command line says it
+        raise ToolError(exc.line()) from None
     return result.to_json() if hasattr(result, "to_json") else result
+
+
+def _actor(ctx: Context | None) -> Actor:
+    """The client as it named itself when it connected (``clientInfo.name``): git names it as the actor."""
+    params = ctx.session.client_params if ctx is not None else None
+    return client(params.client_info.name if params is not None else None)
 
 
 def _fields(**given: Any) -> dict[str, Any]:
@@ -87,9 +86,11 @@ def _register(server: MCPServer, cfg: Config) -> None:
         timestamp: Annotated[str | None, Field(description="when it became true, YYYY-MM-DD; default today")] = None,
         source: Annotated[str | None, Field(description="where it came from, e.g. conversation")] = None,
         create: Annotated[bool, Field(description="create the entity if it does not exist")] = False,
+        ctx: Context | None = None,
     ) -> dict[str, Any]:
         extra = _fields(category=category, timestamp=timestamp, source=source)
-        return _answer(lambda: memory.remember(cfg, entity, fact, extra, create=create))
+        actor = _actor(ctx)
+        return _answer(lambda: memory.remember(cfg, entity, fact, extra, create=create, actor=actor))
 
     @server.tool(
         description="Mark a fact as no longer true, replaced by an existing fact ('by') or by a new one ('fact'). "
@@ -102,15 +103,18 @@ def _register(server: MCPServer, cfg: Config) -> None:
         fact: Annotated[str | None, Field(description="text of a new fact that replaces it")] = None,
         category: Opt = None,
         entity: Pick = None,
+        ctx: Context | None = None,
     ) -> dict[str, Any]:
         extra = _fields(category=category)
-        return _answer(lambda: memory.supersede(cfg, id, by=by, fact=fact, fields=extra, entity=entity))
+        actor = _actor(ctx)
+        return _answer(lambda: memory.supersede(cfg, id, by=by, fact=fact, fields=extra, entity=entity, actor=actor))
 
     @server.tool(
         description="Remove a fact from memory entirely (git history and the trash keep a copy).", annotations=REPLACES
     )
-    def forget(id: FactId, entity: Pick = None) -> dict[str, Any]:
-        return _answer(lambda: memory.forget(cfg, id, entity=entity))
+    def forget(id: FactId, entity: Pick = None, ctx: Context | None = None) -> dict[str, Any]:
+        actor = _actor(ctx)
+        return _answer(lambda: memory.forget(cfg, id, entity=entity, actor=actor))
 
     @server.tool(
         description="Correct the wording of a fact in place (a typo, a clearer sentence). When the fact stopped "
@@ -121,8 +125,10 @@ def _register(server: MCPServer, cfg: Config) -> None:
         id: FactId,
         text: Annotated[str, Field(min_length=1, description="the fact's new text, one self-contained sentence")],
         entity: Pick = None,
+        ctx: Context | None = None,
     ) -> dict[str, Any]:
-        return _answer(lambda: memory.patch(cfg, id, {"fact": text}, entity=entity))
+        actor = _actor(ctx)
+        return _answer(lambda: memory.patch(cfg, id, {"fact": text}, entity=entity, actor=actor))
 
     @server.tool(
         description="Read an entity: its summary and its active, superseded and other facts with their ids and "
@@ -199,8 +205,10 @@ def _register(server: MCPServer, cfg: Config) -> None:
     def append_daily(
         text: Annotated[str, Field(min_length=1, description="what happened, as the agent would write it")],
         source: Annotated[str | None, Field(description="who wrote it, shown in the heading")] = None,
+        ctx: Context | None = None,
     ) -> dict[str, Any]:
-        return _answer(lambda: capture.append_daily(cfg, text, source=source))
+        actor = _actor(ctx)
+        return _answer(lambda: capture.append_daily(cfg, text, source=source, actor=actor))
 
     @server.tool(description="The last sync run, open conflicts, standing problems and the schedule.", annotations=READ)
     def status() -> dict[str, Any]:

@@ -16,7 +16,7 @@ from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from vaultsync.app import entities, workspace
+from vaultsync.api import entities, workspace
 from vaultsync.config import Config
 from vaultsync.server.mcp_args import CheckedServer
 

@@ -127,6 +127,14 @@ class PassSummary(_Open):
     summary: str
 
 
+class RemoteRound(_Open):
+    """A write with a ``[remote]`` runs the remote round: its commit pushed, or waiting since when, and why."""
+
+    pushed: bool
+    waiting_since: str | None
+    why: str | None
+
+
 class Written(_Open):
     """What a write did: the fact as stored (none after forget), the one it replaced or removed, the pass."""
 
@@ -135,6 +143,7 @@ class Written(_Open):
     synced: bool
     sync: PassSummary
     commits: list[str]
+    remote: RemoteRound | None = Field(description="with a [remote]: pushed, or waiting (exit 6) and why")
 
 
 class Hit(_Open):

@@ -15,8 +15,7 @@ from fastapi.params import Depends
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from vaultsync.app import conflicts, inbox, memory, review_notes
-from vaultsync.app.recall import Recaller
+from vaultsync.api import Recaller, conflicts, inbox, memory, review_notes
 from vaultsync.config import Config
 from vaultsync.server import models
 from vaultsync.server.events import Events

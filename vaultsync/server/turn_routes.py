@@ -15,10 +15,9 @@ from fastapi import FastAPI, Header, Query
 from fastapi.params import Depends
 from pydantic import BaseModel, ConfigDict, Field
 
-from vaultsync.app import capture
-from vaultsync.app.context import BUDGET, context
-from vaultsync.app.recall import Recaller
+from vaultsync.api import BUDGET, Recaller, capture, context
 from vaultsync.config import Config
+from vaultsync.model import client as actor
 from vaultsync.server import models
 from vaultsync.server.events import Events
 from vaultsync.server.models import errors
@@ -55,6 +54,7 @@ def add(app: FastAPI, cfg: Config, events: Events, recaller: Recaller, auth_dep:
     )
     def daily(body: DailyBody, client: Client = None) -> dict[str, Any]:
         with events.pass_of("capture") as done:
-            captured = done(capture.append_daily(cfg, body.text, source=body.source or client))
+            by = actor(client)  # git names the program: vaultsync api (openclaw)
+            captured = done(capture.append_daily(cfg, body.text, source=body.source or client, actor=by))
         recaller.stale()
         return captured.to_json()

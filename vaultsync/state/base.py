@@ -12,13 +12,12 @@ import itertools
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from vaultsync import disk
 from vaultsync.keys import ALL_FACTS, entity_key, fact_range, file_key, is_fact, mem_path_of, note_of
 from vaultsync.names import fold
+from vaultsync.state.entry import BaseEntry, json_text
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS units (
@@ -33,8 +32,6 @@ CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 # notes sharing a name without reading every key (53,000 at 50k facts).
 STEMS = "CREATE INDEX IF NOT EXISTS units_stem ON units (stem) WHERE stem IS NOT NULL"
 FACTS = f"key >= '{ALL_FACTS[0]}' AND key < '{ALL_FACTS[1]}'"  # every fact unit's key, as a range of the primary key
-# ``json.dumps(value, ensure_ascii=False)`` without building an encoder per call: a first import encodes 100k.
-json_text = json.JSONEncoder(ensure_ascii=False).encode
 
 
 UnitRow = tuple[str, bytes, str, str | None]  # a row of the units table: key, data, extra, stem
@@ -50,17 +47,6 @@ def fact_stem(key: str) -> str | None:
     """The name of a fact unit's note in the form two names collide in (``note_stem`` of ``fact_note``);
     None for other units, whose note names a scoped pass counts from their keys."""
     return fold(note_of(key)) if is_fact(key) else None
-
-
-@dataclass
-class BaseEntry:
-    """One unit as last synced: ``data`` is JSON for facts and entities, raw bytes for files."""
-
-    data: bytes
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def json(self) -> Any:
-        return json.loads(self.data)
 
 
 class BaseUnreadable(RuntimeError):

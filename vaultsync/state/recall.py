@@ -307,11 +307,6 @@ class RecallIndex:
         with self._guard():
             return [row[0] for row in self.db.execute("SELECT DISTINCT entity FROM docs WHERE entity IS NOT NULL")]
 
-    def newest_date(self) -> str | None:
-        with self._guard():
-            row = self.db.execute("SELECT max(ts) FROM docs WHERE ts IS NOT NULL").fetchone()
-        return row[0] if row else None
-
 
 def _name_rows(docs: Sequence[Doc]) -> Iterator[tuple[str, str, str]]:
     """The names table's rows: each word of an entity's names and of a line's speaker label, and what it names.

@@ -9,19 +9,16 @@ recording at once (a watching pass and cron's pass meeting its lock) do not lose
 from __future__ import annotations
 
 import json
-from collections import Counter
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 
 from vaultsync.fs import FileChanged, atomic_write, read_or_none
-from vaultsync.model import Report, plural
 
 RUNS = "runs.json"
 KEEP = 50
 # Exit codes of a pass that ran to its end: conflicts, skipped files and a push left waiting included.
 FINISHED = frozenset({0, 1, 5, 6})
-_SHOWN_SCOPES = 3
 
 
 @dataclass(frozen=True)
@@ -85,26 +82,3 @@ def record(state_dir: Path, run: Run) -> None:
             return
         except FileChanged:
             continue  # another process recorded meanwhile: read again and add to theirs
-
-
-def summarize(report: Report) -> str:
-    """A pass in one line: what changed, files and commits, conflicts and problems (the log's and watch's line)."""
-    if report.stopped:
-        return f"stopped: {report.stopped}"
-    scopes: Counter[str] = Counter(f"{c.side} {c.scope}" for c in report.changes)
-    parts = []
-    if scopes:
-        shown = ", ".join(list(scopes)[:_SHOWN_SCOPES])
-        more = len(scopes) - _SHOWN_SCOPES
-        parts.append(f"changed {shown}" + (f" and {more} more" if more > 0 else ""))
-    parts.append(f"wrote {report.files_written} file(s)")
-    parts.append(f"{len(report.commits)} commit(s)" if report.commits else "nothing to commit")
-    if report.conflicts:
-        parts.append(plural(len(report.conflicts), "new conflict"))
-    if report.open_conflicts:
-        parts.append(plural(len(report.open_conflicts), "open conflict copy", "open conflict copies"))
-    if report.remote is not None and report.remote.waiting_since:
-        parts.append(f"not pushed since {report.remote.waiting_since}")
-    severities = Counter(str(p.severity) for p in report.problems)
-    parts += [plural(n, severity) for severity, n in sorted(severities.items())]
-    return ", ".join(parts)

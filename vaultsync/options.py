@@ -1,4 +1,5 @@
-"""The knobs of one pass, which every face sets through ``app/``."""
+"""The knobs of one change, which every face sets through the public surface (``vaultsync/api.py``): a plain value,
+so a face can build one without reaching below the app layer."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from vaultsync.model import Progress
+from vaultsync.model import AGENT, Actor, Conflict, Progress
 
 
 @dataclass(frozen=True)
@@ -23,9 +24,18 @@ class PassOptions:
     # subject of the agent's commit, with the pass's own account of the changes below it.
     commit_subject: str = ""
     # Memory files a caller changed and knows to be the only memory change worth carrying now, as walk keys
-    # (``life/areas/people/sarah/items.json``): a memory write through the API, later a watcher told of a file.
+    # (``life/areas/people/sarah/items.json``): a memory write through the write path (``app/write.py``).
     # The quick check then stats these instead of walking every memory folder, which at 50k facts is most of
     # a write's check. Safe when the claim is wrong: the snapshot keeps the old entries of the files not
     # looked at, so the next plain pass's walk still finds anything else changed. Ignored (a whole walk) when
     # the snapshot cannot vouch for the rest: none, another config's, a dry run.
     changed_memory: frozenset[str] | None = None
+    # Who the memory side's commit is made for: the agent, the person (a review fix, an inbox decision) or an
+    # API client by name. The person's own vault edits are always committed as the person.
+    actor: Actor = AGENT
+    # Unit keys a use case deleted on purpose before the pass (the janitor's archived daily notes): the mass
+    # deletion guard does not count them, while every other guard (a missing folder, an emptied side) stands.
+    deleting: frozenset[str] = frozenset()
+    # Conflict copies the remote round made before the pass (a file changed here and on the remote): the pass
+    # keeps them with its own, so they stay open, and exit 1, until the person deletes them.
+    conflicts: tuple[Conflict, ...] = ()

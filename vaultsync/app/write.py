@@ -1,0 +1,187 @@
+"""The one write path: every change to the memory or the vault, from every face, goes through ``write``.
+
+A use case (a sync, a remembered fact, the janitor's archive, a review fix, an extraction, ``init`` adopting a
+vault) says what it wants as a ``Change``: who acts, the pass's options, and the writes it makes itself. This
+module gives every one of them the same steps, in the same order:
+
+1. the roots exist, or nothing is done;
+2. take the run lock, or wait for it (an API write waits; a plain ``sync`` says the lock is held);
+3. with a ``[remote]``: finish a killed merge, fetch, merge the remote's commits (``app/remote.py``);
+4. apply the use case's writes, under the lock, after the remote's commits are in;
+5. commit what the use case wrote outside the places a pass carries, as the actor (the secret guard reads it);
+6. run the pass (``engine/run.py``), which guards, commits the person's edits as the person and its own
+   writes as the actor;
+7. push (the secret guard reads what leaves), record the run, refresh the recall index.
+
+So an HTTP ``remember`` is on the remote when it returns (or says it is waiting, exit 6), a review fix is the
+person's in ``git log``, and the janitor's pass stops on a missing folder like any ``sync``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass, field, replace
+
+from vaultsync.config import Config
+from vaultsync.disk import writable
+from vaultsync.engine.run import missing_roots, run_pass
+from vaultsync.errors import VaultsyncError
+from vaultsync.fs import LockHeld, run_lock
+from vaultsync.model import AGENT, Actor, ExitCode, Report
+from vaultsync.options import PassOptions
+from vaultsync.state import runs
+from vaultsync.state.files import StateFiles
+
+__all__ = ["LOCK_HELD", "Applied", "Change", "LockHeld", "Stopped", "Wait", "write"]
+
+LOCK_HELD = "another pass held the lock; nothing done"
+_PAUSE = 0.02  # seconds between two tries of a held lock, for a write waiting a number of seconds
+
+# How a held lock is met: None gives up at once (LockHeld); a number of seconds is waited out; a callable is
+# called between tries (it sleeps a little) and returns False to give up.
+Wait = float | Callable[[], bool] | None
+
+
+class Stopped(VaultsyncError):
+    """A memory root or the vault is missing: nothing was written."""
+
+    kind = "stopped"
+
+
+@dataclass(frozen=True)
+class Applied:
+    """What a use case wrote under the lock. ``wrote``: anything changed, so a pass carries it; ``named``: the
+    only memory files changed, as walk keys (``life/areas/people/sarah/items.json``), when the use case knows
+    them (the pass then stats those instead of walking the memory); ``commit``: vault files outside what a pass
+    carries (a review note), committed as the actor with ``subject``."""
+
+    wrote: bool
+    named: frozenset[str] | None = None
+    commit: tuple[str, ...] = ()
+    subject: str = ""  # also the subject of the pass's commit, when the use case knows it only once it wrote
+    deleting: frozenset[str] = frozenset()  # unit keys it deleted on purpose (``PassOptions.deleting``)
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a use case asks of the write path. ``apply`` runs under the lock after the remote round; without it
+    the change is a plain pass (``sync``, watch, the schedule). ``run_pass``: False for a change that only
+    commits files of its own (a regenerated review note): no pass follows it."""
+
+    kind: str  # the run's name in the record of runs: sync, watch, scheduled, remember, janitor, review, ...
+    actor: Actor = AGENT
+    options: PassOptions = field(default_factory=PassOptions)
+    apply: Callable[[], Applied] | None = None
+    wait: Wait = None
+    run_pass: bool = True
+    # False for a write a server makes for a client (a fact, a captured turn): the server's recall reader brings
+    # the index up to date before its next query, so the answer does not wait on the index while it is read.
+    recall: bool = True
+
+
+def write(cfg: Config, change: Change) -> Report:
+    """Make ``change`` with every guarantee a pass gives; the report of its pass (or of the stop).
+
+    Raises ``LockHeld`` when the lock stays held past ``change.wait``, ``Stopped`` when a use case's writes
+    find a root missing, and whatever ``change.apply`` raises (nothing of the pass is then run)."""
+    options = replace(change.options, actor=change.actor)
+    report = Report(dry_run=options.dry_run)
+    record = not options.dry_run
+    report.stopped = missing_roots(cfg)
+    if report.stopped:
+        if change.apply is not None:
+            raise Stopped(report.stopped)
+        _record(cfg, change.kind, report.exit_code, report.summary(), record)
+        return report
+    try:
+        with ExitStack() as held:
+            try:
+                # A look that writes nothing needs no lock where none can be made: on a read-only vault (a mounted
+                # snapshot) no change can be written either, and ``status`` still answers.
+                if not (options.dry_run and not writable(cfg.state_dir)):
+                    _take_lock(cfg, held, change.wait)
+            except LockHeld:
+                _record(cfg, change.kind, ExitCode.LOCKED, LOCK_HELD, record and change.wait is None)
+                raise
+            report, passed = _locked(cfg, change, options, report)
+    except VaultsyncError:
+        raise  # a caller's mistake or a busy lock, said to the caller: not a failed run
+    except Exception as exc:
+        _record(cfg, change.kind, 1, f"failed: {type(exc).__name__}: {exc}", record)  # 1: an uncaught exception
+        raise
+    _record(cfg, change.kind, report.exit_code, report.summary(), record and (passed or bool(report.stopped)))
+    fresh = report.quick and StateFiles(cfg.state_dir).recall.exists()
+    if passed and change.recall and not (report.dry_run or report.stopped or fresh):
+        # What the pass left in the memory tree goes into the recall index, built here when missing so that no
+        # query waits for it; the quick no-change pass with an index has nothing to add and does not import it.
+        from vaultsync.app.recall import refresh_after_pass
+
+        refresh_after_pass(cfg)
+    return report
+
+
+def _locked(cfg: Config, change: Change, options: PassOptions, report: Report) -> tuple[Report, bool]:
+    """Steps 3 to 7 under the lock; the report, and whether a pass ran."""
+    passed = False
+    remote = _remote_round(cfg, options)
+    report.stopped = (remote.before() if remote is not None else None) or ""
+    if not report.stopped:
+        if remote is not None:
+            options = replace(options, conflicts=tuple(remote.found.conflicts))
+        applied = change.apply() if change.apply is not None else None
+        if applied is not None and applied.commit and not options.dry_run:
+            from vaultsync.engine.tail import commit_files  # git and the secret guard: only when there are files
+
+            commit_files(cfg, applied.commit, applied.subject, change.actor, report)
+        if applied is None or (applied.wrote and change.run_pass):
+            if applied is not None:
+                options = replace(
+                    options,
+                    changed_memory=applied.named if applied.named is not None else options.changed_memory,
+                    commit_subject=options.commit_subject or applied.subject,
+                    deleting=options.deleting | applied.deleting,
+                )
+            done = run_pass(cfg, options)
+            done.commits[:0] = report.commits
+            done.problems[:0] = report.problems
+            report, passed = done, True
+    if remote is not None:
+        remote.after(report)
+    return report, passed
+
+
+def _remote_round(cfg: Config, options: PassOptions):  # type: ignore[no-untyped-def]
+    """With a ``[remote]``, the change is wrapped in fetch-merge before and push after; a vault without one
+    never loads the remote's code."""
+    if cfg.remote is None:
+        return None
+    from vaultsync.app.remote import RemoteRound
+
+    return RemoteRound(cfg, options)
+
+
+def _take_lock(cfg: Config, held: ExitStack, wait: Wait) -> None:
+    """Hold the run lock: the only place that takes it, so no change can write around another."""
+    deadline = time.monotonic() + wait if isinstance(wait, int | float) else 0.0
+    lock = StateFiles(cfg.state_dir).lock
+    while True:
+        try:
+            held.enter_context(run_lock(lock))
+            return
+        except LockHeld:
+            if wait is None:
+                raise
+            if callable(wait):
+                if not wait():
+                    raise
+            elif time.monotonic() >= deadline:
+                raise
+            else:
+                time.sleep(_PAUSE)
+
+
+def _record(cfg: Config, kind: str, code: int, summary: str, record: bool) -> None:
+    if record:
+        runs.record(cfg.state_dir, runs.Run(runs.now_stamp(), kind, int(code), summary))

@@ -1,0 +1,70 @@
+"""The one family of errors every face renders the same way: a ``kind`` (what went wrong, the row of ``FACES``),
+the ``field`` a caller sent wrong (or ""), and a ``hint`` saying what to do (or "").
+
+The command line prints ``line()``, the MCP server returns it as the tool's error, and the HTTP API answers with
+the status ``FACES`` gives the kind and the JSON ``detail()``; so a stale ETag, a held lock or an unknown fact
+reads the same on every face, and a new error is one class and one row.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+# kind -> (HTTP status, whether the client should try again shortly: a Retry-After header)
+FACES: dict[str, tuple[int, bool]] = {
+    "invalid": (422, False),  # a value the caller sent cannot be used
+    "not_found": (404, False),  # no such entity or fact
+    "ambiguous": (409, False),  # a name several things answer to
+    "stale": (412, False),  # the caller's version is no longer the current one
+    "unreadable": (409, False),  # a file must be fixed by hand first
+    "changed": (409, False),  # a file changed while it was written, or a fact left the state asked of it
+    "history": (409, False),  # git cannot read the history
+    "busy": (503, True),  # a pass held the lock too long
+    "stopped": (503, True),  # a root folder is missing
+}
+
+
+class VaultsyncError(Exception):
+    """An error a caller is told about in words, never a crash: ``kind``, ``field`` and ``hint`` as above."""
+
+    kind: ClassVar[str] = "invalid"
+
+    def __init__(self, message: str, field: str = "", hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.hint = hint
+
+    def line(self) -> str:
+        """The error in one line, as the command line and the MCP tools say it."""
+        named = f"{self.field}: " if self.field and not self.message.startswith(f"{self.field}:") else ""
+        return f"{named}{self.message}" + (f" ({self.hint})" if self.hint else "")
+
+    def detail(self) -> Any:
+        """The HTTP answer's ``detail``: the words, or (for a value the caller sent) pydantic's error list."""
+        if self.kind == "invalid" and self.field:
+            return [{"loc": self.field.split("."), "msg": self.message, "type": "value_error"}]
+        return self.line()
+
+    @property
+    def status(self) -> int:
+        return FACES[self.kind][0]
+
+    @property
+    def retry(self) -> bool:
+        return FACES[self.kind][1]
+
+
+class Changed(VaultsyncError):
+    """What a call acts on changed since it was read (a fact no longer proposed): read it again, then retry."""
+
+    kind = "changed"
+
+
+class HistoryError(VaultsyncError):
+    """git could not read the history (not a repository, no commit yet); the message is git's."""
+
+    kind = "history"
+
+    def detail(self) -> Any:
+        return f"cannot read the vault's history: {self.message}"
