@@ -124,3 +124,24 @@ def test_latest_review_note(server: str, env: Env) -> None:
     for name in ("2026-W48.md", "2026-W50.md", "notes.md", "2026-W49.md"):
         (folder / name).write_text("# review\n", encoding="utf-8")
     assert latest() == f"{env.cfg.review.folder}/2026-W50.md"
+
+
+def test_a_program_cannot_write_a_fact_while_its_conflict_is_open(server: str, env: Env) -> None:
+    """While the person chooses between two versions of a fact, a plugin's write would decide for them: it is
+    refused with what to do, nothing changes, and once the conflict is resolved the same write goes through."""
+    copy = _conflict(env)
+    items = env.life / SARAH / "items.json"
+    before = items.read_bytes()
+    headers = {**AUTH, "X-Vaultsync-Client": "openclaw"}
+    ask = {"fact": "Sarah Chen now runs at dawn"}
+    r = httpx.post(f"{server}/facts/sarah-chen-004/supersede", json=ask, headers=headers, timeout=300)
+    assert r.status_code == 409, r.text
+    assert "open conflict" in r.json()["detail"] and copy in r.json()["detail"] and "resolve" in r.json()["detail"]
+    r = httpx.delete(f"{server}/facts/sarah-chen-004", headers=headers, timeout=300)
+    assert r.status_code == 409 and items.read_bytes() == before, r.text
+
+    r = httpx.post(f"{server}/conflicts/resolve", json={"copy": copy, "keep": "agent"}, headers=AUTH, timeout=300)
+    assert r.status_code == 200, r.text
+    r = httpx.post(f"{server}/facts/sarah-chen-004/supersede", json=ask, headers=headers, timeout=300)
+    assert r.status_code == 200, r.text
+    assert "Sarah Chen now runs at dawn" in items.read_text(encoding="utf-8")

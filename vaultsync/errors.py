@@ -18,6 +18,7 @@ FACES: dict[str, tuple[int, bool]] = {
     "stale": (412, False),  # the caller's version is no longer the current one
     "unreadable": (409, False),  # a file must be fixed by hand first
     "changed": (409, False),  # a file changed while it was written, or a fact left the state asked of it
+    "conflict": (409, False),  # the fact has an open conflict copy: the person decides first
     "history": (409, False),  # git cannot read the history
     "busy": (503, True),  # a pass held the lock too long
     "stopped": (503, True),  # a root folder is missing
@@ -59,6 +60,13 @@ class Changed(VaultsyncError):
     """What a call acts on changed since it was read (a fact no longer proposed): read it again, then retry."""
 
     kind = "changed"
+
+
+class InConflict(VaultsyncError):
+    """The fact's note has an open conflict copy: the person has not chosen between the two versions yet, and a
+    program's write would decide for them (or be lost when they do)."""
+
+    kind = "conflict"
 
 
 class HistoryError(VaultsyncError):

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from vaultsync.app.conflicts import open_conflicts
 from vaultsync.app.facts import (
     ITEMS,
     FactView,
@@ -46,7 +47,7 @@ from vaultsync.app.facts import (
 )
 from vaultsync.app.write import Applied, Change, Stopped, write
 from vaultsync.config import Config
-from vaultsync.errors import VaultsyncError
+from vaultsync.errors import InConflict, VaultsyncError
 from vaultsync.fs import FileChanged, atomic_write
 from vaultsync.memory.items import ItemsDoc
 from vaultsync.memory.items_edit import (
@@ -156,6 +157,8 @@ def supersede(
     text = _text(fact, "fact") if fact is not None else None
     extra = _fields(fields or {}, "fields")
     rel, _, old = locate(cfg, fact_id, entity)
+    previous = view(cfg, rel, old)
+    _settled(cfg, previous, actor)
     successor: dict[str, str] = {}
 
     def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, str]:
@@ -175,7 +178,6 @@ def supersede(
         edits.insert(0, SetFields(index, {"status": "superseded", key: successor["id"]}))
         return _apply(doc, edits, None), fact_id
 
-    previous = view(cfg, rel, old)
     report = _write(cfg, rel, plan, "supersede", wait, actor)
     return Written(_current(cfg, rel, successor["id"]), report, _current(cfg, rel, fact_id) or previous)
 
@@ -193,6 +195,7 @@ def forget(
     folder's trash (``trash/<time>/forgotten/<entity>/<id>.json``) and git keeps the note's history."""
     rel, _, old = locate(cfg, fact_id, entity)
     previous = view(cfg, rel, old)
+    _settled(cfg, previous, actor)
     stamp = time.strftime("%Y%m%d-%H%M%S")
 
     def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, str]:
@@ -221,7 +224,8 @@ def patch(
     changes = _fields(changes, "changes")
     if not changes:
         raise Invalid("changes", "nothing to change")
-    rel, _, _ = locate(cfg, fact_id, entity)
+    rel, _, record = locate(cfg, fact_id, entity)
+    _settled(cfg, view(cfg, rel, record), actor)
 
     def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, str]:
         index, record = _still_there(cfg, rel, doc, fact_id, if_match)
@@ -235,6 +239,21 @@ def patch(
 
     report = _write(cfg, rel, plan, "patch", wait, actor)
     return Written(_current(cfg, rel, fact_id), report)
+
+
+def _settled(cfg: Config, fact: FactView, actor: Actor) -> None:
+    """Refuse a program's change to a fact whose note has an open conflict copy: the person is choosing between
+    two versions of it, and a third written now would either decide for them or be lost when they choose. The
+    person's own acts (an inbox decision, a resolution) go on."""
+    if actor.kind == "person":
+        return
+    copies = [c.copy for c in open_conflicts(cfg) if c.note == fact.note]
+    if copies:
+        raise InConflict(
+            f"fact {fact.id!r} of {fact.entity} has an open conflict ({copies[0]}); nothing was written",
+            hint="resolve it first: keep one version in the note and delete the copy (or POST /conflicts/resolve), "
+            "then write again",
+        )
 
 
 # -- under the lock ----------------------------------------------------------------------------------------
