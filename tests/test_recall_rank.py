@@ -10,11 +10,11 @@ from datetime import date
 from helpers_twoway import NOW, TODAY, Env
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from vaultsync.engine.options import PassOptions
 
 from vaultsync.app.recall import RecallOptions, recall
 from vaultsync.app.sync import sync
 from vaultsync.core.periods import period
+from vaultsync.options import PassOptions
 from vaultsync.state.files import StateFiles
 
 LOG = {
