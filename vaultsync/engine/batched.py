@@ -38,24 +38,21 @@ from vaultsync.core.plan import Action
 from vaultsync.core.planner import Planner, make_plan
 from vaultsync.core.scope import Names, Planned
 from vaultsync.core.units import World, gather
-from vaultsync.engine.apply import apply_plan
-from vaultsync.engine.first_import import FILES_PER_ENTITY, racy_reads
-from vaultsync.engine.quick import record
-from vaultsync.engine.tail import (
-    Setting,
-    begin_writes,
-    commit_agent,
-    commit_person,
-    hold_moved,
-    missing_places,
+from vaultsync.engine.finish import (
+    BaseSave,
+    Recording,
+    begin,
+    close,
     notes_once,
     open_repo,
     resaved,
-    settle_conflicts,
-    settled,
+    save_batch,
     touched_notes,
     unchanged_blobs,
+    write,
 )
+from vaultsync.engine.first_import import FILES_PER_ENTITY, racy_reads
+from vaultsync.engine.prepare import PassContext, hold_moved, missing_places, settle_conflicts
 from vaultsync.git.index import blob_id
 from vaultsync.keys import is_fact, is_file, mem_path_of, note_of, rel_of, scope_of
 from vaultsync.memory.sizes import scanned_size_problems
@@ -129,7 +126,7 @@ class Settled:
     problems: list[Problem]
 
 
-def run_batched(setting: Setting, report: Report) -> Report | None:
+def run_batched(setting: PassContext, report: Report) -> Report | None:
     """The full pass, batch by batch; None when the memory fits in one batch (the pass then reads it whole)."""
     cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
     size = options.full_batch
@@ -183,7 +180,7 @@ def run_batched(setting: Setting, report: Report) -> Report | None:
                 left = Settled(_blobs(got, []), reads, got.world.foreign, plan.problems)
                 known.settled[len(known.marks) - 1] = left
                 if not options.dry_run:
-                    store.save({}, [], ids=got.world.ids(), commit=False)
+                    save_batch(store, {}, [], got.world.ids())
     if guess is None or (known.names, known.counts) != (guess.names, guess.counts):
         known.settled.clear()  # planned against other names than the pass ends with: all are read again
 
@@ -289,7 +286,7 @@ def _batches(
 
 
 def _write(
-    setting: Setting,
+    setting: PassContext,
     report: Report,
     batches: list[Batch],
     known: Known,
@@ -311,12 +308,9 @@ def _write(
         resaved_paths, resaved_changes = (
             resaved(repo, known.unchanged, setting.files.uncommitted_notes()) if repo else (set(), [])
         )
-        if repo is None or not commit_person(
-            setting, repo, report, person_paths | resaved_paths, person_changes + resaved_changes
-        ):
+        person = person_paths | resaved_paths, person_changes + resaved_changes
+        if repo is None or not begin(setting, repo, report, person, listing.leftovers + listed.leftovers, stamp):
             return report
-        begin_writes(setting, listing.leftovers + listed.leftovers, stamp)
-    trash = setting.files.trash(stamp)
     context = Planned(known.names, known.counts)
     earlier = setting.files.uncommitted_notes()
     uncommitted = set(earlier)  # as listed on disk
@@ -369,11 +363,7 @@ def _write(
         done += batch.size
         if options.dry_run:
             continue
-        planned = {a.shown for a in plan.actions if a.side == "vault"}
-        if planned - uncommitted:
-            uncommitted |= planned
-            setting.files.list_uncommitted(uncommitted)
-        applied = apply_plan(plan, trash)
+        applied = write(setting.files, plan, stamp, uncommitted)
         if options.progress:
             options.progress(done, total)
         report.problems += applied.problems
@@ -395,7 +385,7 @@ def _write(
         new_conflicts |= {c.copy_path: (c.key, c.detail) for c in plan.conflicts}
         failures = applied.failed_keys | {old for new, old in got.renamed.items() if new in applied.failed_keys}
         upserts = {k: v for k, v in plan.upserts.items() if k not in failures}
-        store.save(upserts, [k for k in plan.deletes if k not in failures], ids=got.world.ids(), commit=False)
+        save_batch(store, upserts, [k for k in plan.deletes if k not in failures], got.world.ids())
         known.names |= plan.own
 
     report.changes += [c for _, c in sorted(changed_by, key=lambda kc: kc[0])] + settled_copies
@@ -405,20 +395,19 @@ def _write(
     if repo is None:
         return report
     agent_changes = [c for c in report.changes if c.side == "memory"]
-    if not commit_agent(setting, repo, report, vault_paths, agent_changes, sorted(touched)):
-        return report  # the base is not saved: the notes listed as uncommitted wait for the next pass
     kept = (
         new_conflicts
         | {c.copy_path: (c.key, c.detail) for c in options.conflicts}
         | {new: (key, detail) for new, (key, detail, _) in carried.items()}
     )
-    store.save({}, [], conflicts=kept, resolved=gone, reported=fresh_notes, commit=False, layout=cfg.layout.as_json())
-    store.commit()
-    report.open_conflicts = sorted(set(report.open_conflicts) | set(carried))
-    if complete and not failed and settled(report):
-        entities = {rel: [name, list(aliases)] for rel, (name, aliases) in sorted(known.names.items())}
-        standing = [p for p in report.problems if p.standing]
+    base = BaseSave(conflicts=kept, resolved=gone, reported=fresh_notes)
+    opened = sorted(set(report.open_conflicts) | set(carried))
+    recording = None
+    if complete and not failed:
+        entities: dict[str, list[object]] = {r: [n, list(a)] for r, (n, a) in sorted(known.names.items())}
         left_alone = [*listed.conflict_copies, *foreign]
         walk = moved_walk(setting.walk, known.moves)
-        record(cfg, walk, written, reads, blobs, left_alone, report.open_conflicts, entities, standing)
+        recording = Recording(walk, written, reads, lambda: blobs, left_alone, entities)
+    # the base is not saved when git refused: the notes listed as uncommitted wait for the next pass
+    close(setting, repo, report, (vault_paths, agent_changes, sorted(touched)), base, opened, recording)
     return report

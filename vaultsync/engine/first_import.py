@@ -25,9 +25,9 @@ from vaultsync.core.plan import Plan
 from vaultsync.core.planner import Planner, make_plan
 from vaultsync.core.scope import Names, Planned
 from vaultsync.core.units import World, gather
-from vaultsync.engine.apply import Applied, apply_plan
-from vaultsync.engine.quick import record
-from vaultsync.engine.tail import Setting, begin_writes, commit_agent, notes_once, settled
+from vaultsync.engine.apply import Applied
+from vaultsync.engine.finish import BaseSave, Recording, begin, close, notes_once, save_batch, write
+from vaultsync.engine.prepare import PassContext
 from vaultsync.forked import ForkedMap, WorkerFailed, one_at_a_time, processes_for
 from vaultsync.git.feed import fast_import_blobs
 from vaultsync.git.index import blob_id
@@ -118,7 +118,7 @@ class _Namer:
         return own, notes, (mem, world) if self.keep else None
 
 
-def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: MemoryListing) -> Report:
+def run_import(setting: PassContext, report: Report, repo: VaultRepo, listing: MemoryListing) -> Report:
     cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
     today, walk = setting.today, setting.walk
     size = options.import_batch
@@ -127,8 +127,7 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
     names, counts, planned, kept = _names(cfg, layout, today, jobs, processes)
     stamp = options.now().strftime("%Y%m%d-%H%M%S")
     report.problems += listing.problems
-    begin_writes(setting, listing.leftovers, stamp)
-    setting.files.list_uncommitted(set(planned))
+    begin(setting, repo, report, (set(), []), listing.leftovers, stamp, planned)  # an empty vault: no person's edits
     total = len(planned)
     del planned  # a path per note: not worth holding through the import
 
@@ -162,7 +161,7 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
                 written.update(batch.memory)
                 read.update(batch.read)
                 own.update(batch.own)
-                store.save({}, [], ids=batch.ids, rows=batch.rows, commit=False)
+                save_batch(store, {}, [], batch.ids, batch.rows)
                 done += len(batch.actions)
                 if options.progress is not None:
                     options.progress(min(done, total), total)
@@ -170,17 +169,17 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
         report.problems.append(Problem(str(cfg.vault), f"{exc}; the next pass finishes the import"))
         return report
     del write, names, counts, kept  # what planning needed; the commit below needs room of its own
-    store.save({}, [], reported=notes_once(report, store, ()), commit=False, layout=cfg.layout.as_json())
+    base = BaseSave(reported=notes_once(report, store, ()), compact=True)
     agent_changes = [c for c in report.changes if c.side == "memory"]
     checked = _checked(repo, clean, blobs)
-    if not commit_agent(setting, repo, report, set(blobs), agent_changes, sorted(touched), checked, clear=False):
-        return report  # the base stays empty and the notes listed as uncommitted: the next pass commits them
-    store.commit()
-    store.compact()
-    setting.files.all_committed()
-    if not failed and settled(report):
-        entities = {r: [n, list(a)] for r, (n, a) in own.items()}
-        record(cfg, walk, written, read, blobs, [], [], entities, [p for p in report.problems if p.standing])
+
+    recording = None
+    if not failed:
+        entities: dict[str, list[object]] = {r: [n, list(a)] for r, (n, a) in own.items()}
+        recording = Recording(walk, written, read, lambda: blobs, [], entities)
+    # When git refuses, the base stays empty and the notes listed as uncommitted: the next pass commits them.
+    opened = report.open_conflicts
+    close(setting, repo, report, (set(blobs), agent_changes, sorted(touched)), base, opened, recording, checked)
     return report
 
 
@@ -205,7 +204,7 @@ class _Writer:
         plan = make_plan(cfg, layout, world, mem, VaultScan(), {}, self.stamp, self.context)
         changes = side_changes(world, layout)[0]
         with one_at_a_time(cfg.state_dir) if self.forked else nullcontext():
-            applied = apply_plan(plan, StateFiles(cfg.state_dir).trash(self.stamp))
+            applied = write(StateFiles(cfg.state_dir), plan, self.stamp, None)
         problems = mem.problems + world.problems + plan.problems
         return Written.of(plan, applied, problems, changes, world, mem, self.racy, self.fed)
 

@@ -1,58 +1,166 @@
-"""What every kind of pass shares once it has decided: the setting it runs in, the repository, the commits (the
-person's edits first, then the agent's side, each checked for secrets), the conflict copies the person resolved,
-and the folders a pass must find before it writes.
+"""The end of every pass, written once: what a strategy decided (a plan, or its batches in order) goes to git
+and the disk here, in the one order that keeps a pass safe to kill at any moment.
 
-The order a pass follows from here: commit the person's edits -> drop the snapshot -> list the notes about to be
-written -> apply -> commit the agent's side -> save the base -> record the snapshot when the pass settled. The
-strategies (``full.py``, ``batched.py``, ``first_import.py``) differ in how they read and write, batch by batch or
-at once; each step they share is here, written once.
+``begin`` commits the person's edits as the person (their words are in git before anything is written), drops
+the snapshot (only a settled pass records one) and sets aside what killed passes left. ``write`` lists the
+notes about to be written in ``uncommitted.json``, then applies a plan: a pass in batches calls it batch by
+batch, so memory follows the batch. ``close`` commits the agent's side, saves the base in one transaction (last:
+a pass killed before it leaves the units "converged but unknown", committed by the next pass), clears the list
+of uncommitted notes, and records the snapshot when the pass settled. Each commit leaves out files holding a
+secret. The strategies (``full.py``, ``batched.py``, ``first_import.py``) only read, decide and plan; a first
+import's forked workers apply their own batches, listed as uncommitted first.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Container, Iterable, Mapping
-from dataclasses import dataclass
-from datetime import date
+from collections.abc import Callable, Collection, Container, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultsync import disk
-from vaultsync.config import Config, Layout
+from vaultsync.config import Config
 from vaultsync.core.changes import message, unchanged_notes
-from vaultsync.core.guard import changed_settings, relocated, stranded
+from vaultsync.core.plan import Plan
 from vaultsync.core.units import World
-from vaultsync.core.vanished import gone, hold
+from vaultsync.engine.apply import Applied, apply_plan
+from vaultsync.engine.prepare import PassContext
+from vaultsync.engine.quick import Patch, record
 from vaultsync.fs import set_aside
 from vaultsync.git.index import blob_id
 from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import Author, GitFailed, NotARepository
 from vaultsync.git.secrets import scan_bytes
-from vaultsync.keys import is_file, mem_path_of, rel_of, scope_of
+from vaultsync.keys import scope_of
 from vaultsync.model import PERSON, Actor, Change, Problem, Report, Severity
-from vaultsync.options import PassOptions
 from vaultsync.state import snapshot
-from vaultsync.state.base import BaseStore
+from vaultsync.state.base import BaseEntry, BaseStore, UnitRow
 from vaultsync.state.files import StateFiles
 from vaultsync.state.walk import MemoryWalk
-from vaultsync.vault.layout import VaultLayout
-from vaultsync.vault.scan import find_elsewhere
 
 
-@dataclass(frozen=True)
-class Setting:
-    """What every way of running a pass shares: the config and options, the layout, the base, the day, and the
-    memory walk the quick check made."""
+def begin(
+    setting: PassContext,
+    repo: VaultRepo,
+    report: Report,
+    person: tuple[set[str], list[Change]],
+    leftovers: list[Path],
+    stamp: str,
+    listed: Iterable[str] = (),
+) -> bool:
+    """Before the first write: the person's edits (``person``: paths, changes) committed as the person, then
+    the snapshot dropped, the leftovers of killed passes set aside, and ``listed`` (every note a pass whose
+    workers write on their own is about to write) listed as uncommitted. False (the pass stopped, with the
+    reason) when git refused."""
+    if not _commit_person(setting, repo, report, *person):
+        return False
+    snapshot.forget(setting.files)
+    set_aside(leftovers, (setting.cfg.vault, setting.cfg.workspace, setting.cfg.life), setting.files.trash(stamp))
+    if listed:
+        setting.files.list_uncommitted(set(listed))
+    return True
 
-    cfg: Config
-    options: PassOptions
-    layout: VaultLayout
-    store: BaseStore
-    today: date
+
+def write(
+    files: StateFiles,
+    plan: Plan,
+    stamp: str,
+    uncommitted: set[str] | None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Applied:
+    """Apply one plan (a whole pass's, or one batch's). Its vault notes join ``uncommitted`` (the notes written
+    but not yet committed, by this pass or a killed or refused earlier one), listed on disk before any is
+    written, so whichever pass next commits for the agent takes them all; None: ``begin`` listed them."""
+    if uncommitted is not None:
+        planned = {a.shown for a in plan.actions if a.side == "vault"}
+        if planned - uncommitted:
+            uncommitted |= planned
+            files.list_uncommitted(uncommitted)
+    return apply_plan(plan, files.trash(stamp), progress)
+
+
+def save_batch(
+    store: BaseStore,
+    upserts: Mapping[str, BaseEntry],
+    deletes: Iterable[str],
+    ids: Iterable[tuple[str, str]],
+    rows: Iterable[UnitRow] = (),
+) -> None:
+    """Keep one batch's units in the base's open transaction, so memory follows the batch; ``close`` commits
+    it with the rest, after the agent's commit, and a pass killed before that leaves the base as it was."""
+    store.save(upserts, deletes, ids, rows=rows, commit=False)
+
+
+@dataclass
+class BaseSave:
+    """What the base keeps of a pass besides the rows saved batch by batch: the units (a whole pass's), the
+    conflict copies, those resolved, the notes said once, and whether to compact the file (after a first
+    import)."""
+
+    upserts: Mapping[str, BaseEntry] = field(default_factory=dict)
+    deletes: Iterable[str] = ()
+    ids: Iterable[tuple[str, str]] = ()
+    conflicts: Mapping[str, tuple[str, str]] | None = None
+    resolved: Iterable[str] = ()
+    reported: Iterable[str] = ()
+    compact: bool = False
+
+
+@dataclass
+class Recording:
+    """What the snapshot of a settled pass is made of (``quick.record`` says what each is): the memory walk,
+    the memory files written and those read too fresh for their stat, the vault's notes as the pass leaves them
+    (asked for only when the pass settled), the notes left alone, the entities' names, a scoped pass's patch."""
+
     walk: MemoryWalk
+    written: dict[str, bytes | None]
+    read: dict[str, bytes]
+    notes: Callable[[], dict[str, str]]
+    left_alone: list[str]
+    entities: dict[str, list[object]]
+    patch: Patch | None = None
 
-    @property
-    def files(self) -> StateFiles:
-        return StateFiles(self.cfg.state_dir)
+
+def close(
+    setting: PassContext,
+    repo: VaultRepo,
+    report: Report,
+    agent: tuple[set[str], list[Change], list[str]],
+    base: BaseSave,
+    opened: list[str],
+    recording: Recording | None,
+    checked: Collection[str] = (),
+) -> bool:
+    """After the last write: commit the agent's side (``agent``: paths, changes, scopes touched), then save the
+    base, then clear the list of uncommitted notes and report the conflict copies ``opened``, then, when the
+    pass settled, record the snapshot (``recording`` None: a write failed or the pass ended early).
+
+    False when git refused: the base is then not saved, so the units stay "converged but unknown", and the list
+    of uncommitted notes stays for the next pass to commit.
+    """
+    cfg, store = setting.cfg, setting.store
+    if not _commit_agent(setting, repo, report, *agent, checked):
+        return False
+    store.save(
+        base.upserts,
+        base.deletes,
+        base.ids,
+        base.conflicts,
+        base.resolved,
+        base.reported,
+        commit=False,
+        layout=cfg.layout.as_json(),
+    )
+    store.commit()
+    if base.compact:
+        store.compact()
+    setting.files.all_committed()
+    report.open_conflicts = opened
+    if recording is not None and settled(report):
+        r = recording
+        standing = [p for p in report.problems if p.standing]
+        record(cfg, r.walk, r.written, r.read, r.notes(), r.left_alone, opened, r.entities, standing, r.patch)
+    return True
 
 
 def open_repo(cfg: Config, report: Report) -> VaultRepo | None:
@@ -69,7 +177,7 @@ def open_repo(cfg: Config, report: Report) -> VaultRepo | None:
     return repo
 
 
-def committable(repo_root: Path, paths: set[str], report: Report, checked: Collection[str] = ()) -> set[str]:
+def _committable(repo_root: Path, paths: set[str], report: Report, checked: Collection[str] = ()) -> set[str]:
     """Leave out of the commit any file holding a secret: git history is forever. ``checked`` paths need no
     second look: git's index holds them as the pass wrote them, and what it wrote held none (they are
     committed as the index holds them, see ``VaultRepo.commit``)."""
@@ -87,7 +195,7 @@ def committable(repo_root: Path, paths: set[str], report: Report, checked: Colle
     return keep
 
 
-def commit(
+def _commit(
     repo: VaultRepo,
     root: Path,
     paths: set[str],
@@ -100,16 +208,16 @@ def commit(
     if not paths:
         return True
     try:
-        sha = repo.commit(committable(root, paths, report, checked), text, author, staged=checked)
+        sha = repo.commit(_committable(root, paths, report, checked), text, author, staged=checked)
     except GitFailed as exc:
-        report.problems.append(Problem(str(root), why(exc.stderr, root)))
+        report.problems.append(Problem(str(root), _why(exc.stderr, root)))
         return False
     if sha:
         report.commits.append(sha)
     return True
 
 
-def why(stderr: str, root: Path) -> str:
+def _why(stderr: str, root: Path) -> str:
     """git's reason in one line; a full disk and a held lock are named, with what the person can do about it."""
     full = next((words for words in disk.FULL_WORDS if words in stderr), None)
     if full:  # before the lock: git names the lock file it failed to write
@@ -134,87 +242,14 @@ def settled(report: Report) -> bool:
     return not report.stopped and all(p.severity is Severity.NOTE or p.standing for p in report.problems)
 
 
-def missing_places(cfg: Config, layout: VaultLayout, base: Iterable[str]) -> str:
-    """Folders the last sync filled that are gone now, on either side.
-
-    Trigger: a top folder of the vault (``2 Areas``, ``Daily``) or of the memory tree (``life/areas``,
-    ``memory/``) that held synced units is missing. Why: a renamed folder in the config, an unmounted disk or a
-    half-done move looks exactly like "everything in it was deleted". Then: stop before writing (exit 4).
-    """
-    vault_tops: set[str] = set()
-    memory_dirs: set[Path] = set()
-    paras: set[str] = set()  # every entity's and fact's places follow from its PARA folder: one look per folder
-    for key in base:
-        if is_file(key):
-            note = layout.note_for_key(key)
-            vault_tops.add(note.split("/", 1)[0] if "/" in note else "")  # "": a daily note at the top
-            root, _, sub = mem_path_of(key).partition("/")
-            top = sub.split("/", 1)[0] if "/" in sub else ""
-            memory_dirs.add((cfg.workspace if root == "workspace" else cfg.life) / top)
-        else:
-            paras.add(rel_of(key).split("/", 1)[0])
-    for para in paras:
-        vault_tops.add(layout.para_folder(para).split("/", 1)[0])
-        memory_dirs.add(cfg.life / para)
-    gone = [f"vault folder '{t}'" for t in sorted(vault_tops) if t and not (cfg.vault / t).is_dir()]
-    gone += [f"memory folder {d}" for d in sorted(memory_dirs) if not d.is_dir()]
-    if not gone:
-        return ""
-    return f"{', '.join(gone)} held synced notes and is missing (renamed in the config, or not mounted?)"
-
-
-def changed_layout(cfg: Config, store: BaseStore) -> str:
-    """Why a pass must stop because a ``[vault]`` folder setting changed while synced notes stayed put, or "".
-
-    The base records the layout it was saved with; only when that differs are the old places looked at (one
-    look per entity folder and mirrored file), so an unchanged config costs one query. ``--yes`` does not
-    override this stop: the notes exist, they are only not where the config says.
-    """
-    recorded = store.layout()
-    old = Layout.from_json(recorded) if recorded is not None and recorded != cfg.layout.as_json() else None
-    if old is None:
-        return ""
-    places = relocated(VaultLayout(old), VaultLayout(cfg.layout), store.keys())
-    found = sorted(p for p in places if (cfg.vault / p).exists())
-    return stranded(changed_settings(old, cfg.layout), places, found)
-
-
-def hold_moved(cfg: Config, layout: VaultLayout, world: World) -> None:
-    """Before deciding: units whose note is gone from its place but still in the vault (moved where a pass does
-    not read, evicted by iCloud) are left alone on both sides and reported, never deleted from the memory.
-    The vault is searched only when some unit's note is gone."""
-    missing = gone(world, layout)
-    if missing:
-        hold(world, missing, find_elsewhere(cfg.vault, layout, set(missing.values())))
-
-
-def settle_conflicts(
-    cfg: Config, layout: VaultLayout, known: dict[str, tuple[str, str]], moves: list[tuple[str, str]]
-) -> tuple[list[str], dict[str, tuple[str, str, str]], list[str]]:
-    """The conflict copies gone from where the store knows them, those of them carried along by a folder move
-    (new path -> key, detail, old path), and those the person resolved by deleting them.
-
-    A copy is resolved when the person deletes it; one that moved with its entity folder is open still.
-    """
-    gone = sorted(p for p in known if not (cfg.vault / p).exists())
-    carried: dict[str, tuple[str, str, str]] = {}
-    for old, new in moves:
-        old_dir, new_dir = layout.entity_dir(old), layout.entity_dir(new)
-        for path in gone:
-            moved_to = new_dir + path[len(old_dir) :]
-            if path.startswith(old_dir + "/") and (cfg.vault / moved_to).exists():
-                key, detail = known[path]
-                carried[moved_to] = (key.replace(old, new, 1), detail, path)
-    resolved = [p for p in gone if not any(p.startswith(layout.entity_dir(old) + "/") for old, _ in moves)]
-    return gone, carried, resolved
-
-
-def commit_person(setting: Setting, repo: VaultRepo, report: Report, paths: set[str], changes: list[Change]) -> bool:
+def _commit_person(
+    setting: PassContext, repo: VaultRepo, report: Report, paths: set[str], changes: list[Change]
+) -> bool:
     """Commit the person's edits as the person, before anything is written: their words are in git whatever
     happens next. False (the pass stopped, with the reason) when git refused."""
     cfg = setting.cfg
     person = repo.author(PERSON, cfg.git)
-    if not commit(repo, cfg.vault, paths, message("vault -> memory", changes), person, report):
+    if not _commit(repo, cfg.vault, paths, message("vault -> memory", changes), person, report):
         report.stopped = "could not commit the person's edits; nothing was written"
         return False
     return True
@@ -264,40 +299,22 @@ def _holds_secret(path: Path) -> bool:
         return True  # unreadable now: not committed this pass
 
 
-def begin_writes(setting: Setting, leftovers: list[Path], stamp: str) -> None:
-    """From here on files change: drop the snapshot (only a settled pass records a new one) and set aside what
-    killed passes and editors left behind."""
-    cfg = setting.cfg
-    snapshot.forget(setting.files)
-    set_aside(leftovers, (cfg.vault, cfg.workspace, cfg.life), setting.files.trash(stamp))
-
-
-def commit_agent(
-    setting: Setting,
+def _commit_agent(
+    setting: PassContext,
     repo: VaultRepo,
     report: Report,
     paths: set[str],
     changes: list[Change],
     touched: list[str],
     checked: Collection[str] = (),
-    clear: bool = True,
 ) -> bool:
-    """Commit the vault notes the pass wrote as the agent, then (``clear``) clear the list of notes waiting for a
-    commit; a first import clears it only once its base is committed too.
-
-    False when git refused: the base is then not saved, so the units stay "converged but unknown", and the list
-    of uncommitted notes stays for the next pass to commit.
-    """
+    """Commit the vault notes the pass wrote as the agent; False when git refused."""
     cfg = setting.cfg
     agent = repo.author(setting.options.actor, cfg.git)
     text = message("memory -> vault", changes, touched)
     if setting.options.commit_subject:
         text = f"{setting.options.commit_subject}\n\n{text}"
-    if not commit(repo, cfg.vault, paths, text, agent, report, checked):
-        return False
-    if clear:
-        setting.files.all_committed()
-    return True
+    return _commit(repo, cfg.vault, paths, text, agent, report, checked)
 
 
 def notes_once(report: Report, store: BaseStore, foreign: Iterable[str]) -> list[str]:
@@ -315,4 +332,4 @@ def commit_files(cfg: Config, paths: Iterable[str], subject: str, actor: Actor, 
     adds or adopts), as ``actor``; a file holding a secret is left out and reported, as in a pass."""
     repo = open_repo(cfg, report)
     if repo is not None:
-        commit(repo, cfg.vault, set(paths), subject, repo.author(actor, cfg.git), report)
+        _commit(repo, cfg.vault, set(paths), subject, repo.author(actor, cfg.git), report)
