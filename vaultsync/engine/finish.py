@@ -1,21 +1,16 @@
-"""The end of every pass, written once: what a strategy decided (a plan, or its batches in order) goes to git
-and the disk here, in the one order that keeps a pass safe to kill at any moment.
-
-``begin`` commits the person's edits as the person (their words are in git before anything is written), drops
-the snapshot (only a settled pass records one) and sets aside what killed passes left. ``write`` lists the
-notes about to be written in ``uncommitted.json``, then applies a plan: a pass in batches calls it batch by
-batch, so memory follows the batch. ``close`` commits the agent's side, saves the base in one transaction (last:
-a pass killed before it leaves the units "converged but unknown", committed by the next pass), clears the list
-of uncommitted notes, and records the snapshot when the pass settled. Each commit leaves out files holding a
-secret. The strategies (``full.py``, ``batched.py``, ``first_import.py``) only read, decide and plan; a first
-import's forked workers apply their own batches, listed as uncommitted first.
+"""The end of every pass, written once (``finish``): what a strategy decided (``Decided``: the person's edits,
+its plans in order, and what the end needs once they are written) goes to git and the disk here, in the one
+order that keeps a pass safe to kill at any moment. The strategies (``full.py``, ``batched.py``,
+``first_import.py``) only read, decide and plan; a pass in batches hands its batches one at a time, so memory
+follows the batch, and a first import's forked workers apply their own (``write``), listed as uncommitted first.
+Also here: the commits themselves, which leave out any file holding a secret, and a change's own commits.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Container, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from vaultsync import disk
@@ -38,68 +33,24 @@ from vaultsync.state.base import BaseEntry, BaseStore, UnitRow
 from vaultsync.state.files import StateFiles
 from vaultsync.state.walk import MemoryWalk
 
-
-def begin(
-    setting: PassContext,
-    repo: VaultRepo,
-    report: Report,
-    person: tuple[set[str], list[Change]],
-    leftovers: list[Path],
-    stamp: str,
-    listed: Iterable[str] = (),
-) -> bool:
-    """Before the first write: the person's edits (``person``: paths, changes) committed as the person, then
-    the snapshot dropped, the leftovers of killed passes set aside, and ``listed`` (every note a pass whose
-    workers write on their own is about to write) listed as uncommitted. False (the pass stopped, with the
-    reason) when git refused."""
-    if not _commit_person(setting, repo, report, *person):
-        return False
-    snapshot.forget(setting.files)
-    set_aside(leftovers, (setting.cfg.vault, setting.cfg.workspace, setting.cfg.life), setting.files.trash(stamp))
-    if listed:
-        setting.files.list_uncommitted(set(listed))
-    return True
+Rows = tuple[Mapping[str, BaseEntry], Iterable[str], Iterable[tuple[str, str]], Iterable[UnitRow]]
+NO_ROWS: Rows = ({}, (), (), ())
 
 
-def write(
-    files: StateFiles,
-    plan: Plan,
-    stamp: str,
-    uncommitted: set[str] | None,
-    progress: Callable[[int, int], None] | None = None,
-) -> Applied:
-    """Apply one plan (a whole pass's, or one batch's). Its vault notes join ``uncommitted`` (the notes written
-    but not yet committed, by this pass or a killed or refused earlier one), listed on disk before any is
-    written, so whichever pass next commits for the agent takes them all; None: ``begin`` listed them."""
-    if uncommitted is not None:
-        planned = {a.shown for a in plan.actions if a.side == "vault"}
-        if planned - uncommitted:
-            uncommitted |= planned
-            files.list_uncommitted(uncommitted)
-    return apply_plan(plan, files.trash(stamp), progress)
+@dataclass
+class Step:
+    """One plan a strategy decided (a whole pass's, or one batch's), handed to ``finish`` in order."""
 
-
-def save_batch(
-    store: BaseStore,
-    upserts: Mapping[str, BaseEntry],
-    deletes: Iterable[str],
-    ids: Iterable[tuple[str, str]],
-    rows: Iterable[UnitRow] = (),
-) -> None:
-    """Keep one batch's units in the base's open transaction, so memory follows the batch; ``close`` commits
-    it with the rest, after the agent's commit, and a pass killed before that leaves the base as it was."""
-    store.save(upserts, deletes, ids, rows=rows, commit=False)
+    plan: Plan | None  # None: written already, by a first import's forked worker (``write``)
+    written: Callable[[Applied | None], Rows]  # keeps what the strategy needs of the writes; their base rows
+    progress: Callable[[int, int], None] | None = None
 
 
 @dataclass
 class BaseSave:
-    """What the base keeps of a pass besides the rows saved batch by batch: the units (a whole pass's), the
-    conflict copies, those resolved, the notes said once, and whether to compact the file (after a first
-    import)."""
+    """What the base keeps of a pass besides its units' rows: the conflict copies, those resolved, the notes
+    said once, and whether to compact the file (after a first import)."""
 
-    upserts: Mapping[str, BaseEntry] = field(default_factory=dict)
-    deletes: Iterable[str] = ()
-    ids: Iterable[tuple[str, str]] = ()
     conflicts: Mapping[str, tuple[str, str]] | None = None
     resolved: Iterable[str] = ()
     reported: Iterable[str] = ()
@@ -121,46 +72,103 @@ class Recording:
     patch: Patch | None = None
 
 
-def close(
-    setting: PassContext,
-    repo: VaultRepo,
-    report: Report,
-    agent: tuple[set[str], list[Change], list[str]],
-    base: BaseSave,
-    opened: list[str],
-    recording: Recording | None,
-    checked: Collection[str] = (),
-) -> bool:
-    """After the last write: commit the agent's side (``agent``: paths, changes, scopes touched), then save the
-    base, then clear the list of uncommitted notes and report the conflict copies ``opened``, then, when the
-    pass settled, record the snapshot (``recording`` None: a write failed or the pass ended early).
+@dataclass
+class Closing:
+    """What the agent's commit, the base and the snapshot need, known once every plan is written: the agent's
+    paths, changes and scopes touched, the notes git's index holds as checked for secrets, the conflict copies
+    left open, and the snapshot (None: a write failed or the pass ended early)."""
 
-    False when git refused: the base is then not saved, so the units stay "converged but unknown", and the list
-    of uncommitted notes stays for the next pass to commit.
+    agent: tuple[set[str], list[Change], list[str]]
+    base: BaseSave
+    opened: list[str]
+    recording: Recording | None
+    checked: Collection[str] = ()
+
+
+@dataclass
+class Decided:
+    """What a strategy decided: the person's edits (paths, changes), what killed passes left behind, the
+    pass's time stamp, its plans in order (produced one batch at a time, so memory follows the batch), what
+    the end needs once they are written, and the notes listed as uncommitted before any is written, for
+    workers that write on their own."""
+
+    person: tuple[set[str], list[Change]]
+    leftovers: list[Path]
+    stamp: str
+    steps: Iterable[Step]
+    closing: Callable[[], Closing]
+    listed: Iterable[str] = ()
+
+
+def finish(setting: PassContext, repo: VaultRepo, report: Report, decided: Decided) -> bool:
+    """The end of every pass, in the one order that makes it safe to kill at any moment.
+
+    1. The person's edits committed as the person: their words are in git whatever happens next.
+    2. The snapshot dropped (files change from here; only a settled pass records one) and the leftovers of
+       killed passes set aside.
+    3. Each plan's vault notes listed in ``uncommitted.json``, then the plan applied, and its units' rows kept
+       in the base's open transaction.
+    4. The agent's commit; then the base saved and committed; then the list of uncommitted notes cleared.
+    5. The snapshot recorded, when the pass settled.
+
+    False when git refused a commit (the reason is in the report). A pass killed before step 4 ends leaves the
+    base as it was and the notes listed, for the next pass to commit.
     """
-    cfg, store = setting.cfg, setting.store
-    if not _commit_agent(setting, repo, report, *agent, checked):
+    cfg, store, files = setting.cfg, setting.store, setting.files
+    if not _commit_person(setting, repo, report, *decided.person):
         return False
-    store.save(
-        base.upserts,
-        base.deletes,
-        base.ids,
-        base.conflicts,
-        base.resolved,
-        base.reported,
-        commit=False,
-        layout=cfg.layout.as_json(),
-    )
+    snapshot.forget(files)
+    set_aside(decided.leftovers, (cfg.vault, cfg.workspace, cfg.life), files.trash(decided.stamp))
+    if decided.listed:
+        files.list_uncommitted(set(decided.listed))
+        decided.listed = ()  # a path per note: not held through the writes
+    uncommitted: set[str] | None = None  # read when the first plan is applied here
+    for step in decided.steps:
+        applied = None
+        if step.plan is not None:
+            uncommitted = files.uncommitted_notes() if uncommitted is None else uncommitted
+            applied = write(files, step.plan, decided.stamp, uncommitted, step.progress)
+        upserts, deletes, ids, rows = step.written(applied)
+        store.save(upserts, deletes, ids, rows=rows, commit=False)
+    end = decided.closing()
+    if not _commit_agent(setting, repo, report, *end.agent, end.checked):
+        return False
+    base = end.base
+    store.save({}, [], (), base.conflicts, base.resolved, base.reported, commit=False, layout=cfg.layout.as_json())
     store.commit()
     if base.compact:
         store.compact()
-    setting.files.all_committed()
-    report.open_conflicts = opened
-    if recording is not None and settled(report):
-        r = recording
+    files.all_committed()
+    report.open_conflicts = end.opened
+    if end.recording is not None and settled(report):
+        r = end.recording
         standing = [p for p in report.problems if p.standing]
-        record(cfg, r.walk, r.written, r.read, r.notes(), r.left_alone, opened, r.entities, standing, r.patch)
+        record(cfg, r.walk, r.written, r.read, r.notes(), r.left_alone, end.opened, r.entities, standing, r.patch)
     return True
+
+
+def keep_ids(store: BaseStore, ids: Iterable[tuple[str, str]]) -> None:
+    """Keep the fact ids of a batch the first walk of a pass in batches found nothing to write in, in the
+    base's open transaction, so the second walk need not hold them; ``finish`` commits it, or nothing does."""
+    store.save({}, [], ids, commit=False)
+
+
+def write(
+    files: StateFiles,
+    plan: Plan,
+    stamp: str,
+    uncommitted: set[str] | None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Applied:
+    """Apply one plan. Its vault notes join ``uncommitted`` (the notes written but not yet committed, by this
+    pass or a killed or refused earlier one), listed on disk before any is written, so whichever pass next
+    commits for the agent takes them all. None: ``finish`` listed them already (a first import's workers)."""
+    if uncommitted is not None:
+        planned = {a.shown for a in plan.actions if a.side == "vault"}
+        if planned - uncommitted:
+            uncommitted |= planned
+            files.list_uncommitted(uncommitted)
+    return apply_plan(plan, files.trash(stamp), progress)
 
 
 def open_repo(cfg: Config, report: Report) -> VaultRepo | None:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import date
+from functools import partial
 
 from vaultsync.config import Config
 from vaultsync.core.changes import side_changes
@@ -26,7 +27,7 @@ from vaultsync.core.planner import Planner, make_plan
 from vaultsync.core.scope import Names, Planned
 from vaultsync.core.units import World, gather
 from vaultsync.engine.apply import Applied
-from vaultsync.engine.finish import BaseSave, Recording, begin, close, notes_once, save_batch, write
+from vaultsync.engine.finish import BaseSave, Closing, Decided, Recording, Rows, Step, finish, notes_once, write
 from vaultsync.engine.prepare import PassContext
 from vaultsync.forked import ForkedMap, WorkerFailed, one_at_a_time, processes_for
 from vaultsync.git.feed import fast_import_blobs
@@ -127,12 +128,10 @@ def run_import(setting: PassContext, report: Report, repo: VaultRepo, listing: M
     names, counts, planned, kept = _names(cfg, layout, today, jobs, processes)
     stamp = options.now().strftime("%Y%m%d-%H%M%S")
     report.problems += listing.problems
-    begin(setting, repo, report, (set(), []), listing.leftovers, stamp, planned)  # an empty vault: no person's edits
     total = len(planned)
-    del planned  # a path per note: not worth holding through the import
-
     fed = repo.feeds(total)
-    write = _Writer(cfg, layout, today, stamp, Planned(names, counts), kept, walk.racy, fed, processes > 1)
+    writer = _Writer(cfg, layout, today, stamp, Planned(names, counts), kept, walk.racy, fed, processes > 1)
+    del names, counts, kept  # the writer holds what planning needs; the commit needs room of its own
 
     read: dict[str, bytes] = {}  # memory files too fresh for their stat: recorded by what was read
     written: dict[str, bytes | None] = {}
@@ -141,45 +140,56 @@ def run_import(setting: PassContext, report: Report, repo: VaultRepo, listing: M
     own: dict[str, Names] = {}
     clean: set[str] = set()  # notes given to git's index as they were written, which held no secret
     failed = False
-    # Forked before the feed starts its thread (see ``vaultsync.forked``); one batch, or one core, is written here.
-    workers = ForkedMap(write, jobs, processes) if processes > 1 else None
-    done = 0
-    feed = repo.feed(total)
-    try:
+
+    def steps(writer: _Writer) -> Iterator[Step]:
+        """Each batch as a worker wrote it, in batch order; the workers and the writer go when it ends."""
+        # Forked before the feed starts its thread (see ``vaultsync.forked``); one batch, or one core, is
+        # written here.
+        workers = ForkedMap(writer, jobs, processes) if processes > 1 else None
+        feed = repo.feed(total)
+        done = 0
         with workers or nullcontext(), feed or nullcontext():
-            for batch in workers or map(write, jobs):
-                report.problems += batch.problems
-                report.changes += batch.changes
-                report.actions += batch.actions
-                report.files_written += batch.files_written
-                failed = failed or batch.failed
-                blobs.update(batch.blobs)
-                touched.update(batch.touched)
+            for batch in workers or map(writer, jobs):
                 if feed is not None:  # its notes go to git meanwhile, but for any holding a secret
                     feed.add(batch.clean, batch.blobs_fed)
-                clean.update(batch.clean)
-                written.update(batch.memory)
-                read.update(batch.read)
-                own.update(batch.own)
-                save_batch(store, {}, [], batch.ids, batch.rows)
                 done += len(batch.actions)
-                if options.progress is not None:
-                    options.progress(min(done, total), total)
+                yield Step(None, partial(keep, batch, min(done, total)))
+
+    def keep(batch: Written, done: int, _: Applied | None) -> Rows:
+        nonlocal failed
+        report.problems += batch.problems
+        report.changes += batch.changes
+        report.actions += batch.actions
+        report.files_written += batch.files_written
+        failed = failed or batch.failed
+        blobs.update(batch.blobs)
+        touched.update(batch.touched)
+        clean.update(batch.clean)
+        written.update(batch.memory)
+        read.update(batch.read)
+        own.update(batch.own)
+        if options.progress is not None:
+            options.progress(done, total)
+        return {}, (), batch.ids, batch.rows
+
+    def closing() -> Closing:
+        base = BaseSave(reported=notes_once(report, store, ()), compact=True)
+        agent_changes = [c for c in report.changes if c.side == "memory"]
+        recording = None
+        if not failed:
+            entities: dict[str, list[object]] = {r: [n, list(a)] for r, (n, a) in own.items()}
+            recording = Recording(walk, written, read, lambda: blobs, [], entities)
+        agent = set(blobs), agent_changes, sorted(touched)
+        return Closing(agent, base, report.open_conflicts, recording, _checked(repo, clean, blobs))
+
+    # An empty vault: no person's edits to commit. When git refuses the agent's commit, the base stays empty
+    # and the notes listed as uncommitted: the next pass commits them.
+    decided = Decided((set(), []), listing.leftovers, stamp, steps(writer), closing, planned)
+    del writer, planned  # a path per note: not worth holding through the import
+    try:
+        finish(setting, repo, report, decided)
     except WorkerFailed as exc:  # the notes written stay, listed as uncommitted: the next pass takes them in
         report.problems.append(Problem(str(cfg.vault), f"{exc}; the next pass finishes the import"))
-        return report
-    del write, names, counts, kept  # what planning needed; the commit below needs room of its own
-    base = BaseSave(reported=notes_once(report, store, ()), compact=True)
-    agent_changes = [c for c in report.changes if c.side == "memory"]
-    checked = _checked(repo, clean, blobs)
-
-    recording = None
-    if not failed:
-        entities: dict[str, list[object]] = {r: [n, list(a)] for r, (n, a) in own.items()}
-        recording = Recording(walk, written, read, lambda: blobs, [], entities)
-    # When git refuses, the base stays empty and the notes listed as uncommitted: the next pass commits them.
-    opened = report.open_conflicts
-    close(setting, repo, report, (set(blobs), agent_changes, sorted(touched)), base, opened, recording, checked)
     return report
 
 

@@ -19,14 +19,16 @@ from vaultsync.core.units import gather
 from vaultsync.engine.apply import Applied
 from vaultsync.engine.finish import (
     BaseSave,
+    Closing,
+    Decided,
     Recording,
-    begin,
-    close,
+    Rows,
+    Step,
+    finish,
     notes_once,
     open_repo,
     resaved,
     unchanged_blobs,
-    write,
 )
 from vaultsync.engine.prepare import PassContext, hold_moved, missing_places, settle_conflicts
 from vaultsync.engine.quick import Carry, Patch
@@ -137,14 +139,21 @@ def run_whole(setting: PassContext, report: Report, narrowed: Narrowed | None) -
     unchanged = unchanged_blobs(world, narrowed.seen.vault if narrowed is not None else None)
     resaved_paths, resaved_changes = resaved(repo, unchanged, earlier)
     person = person_paths | set(resolved) | resaved_paths, person_changes + resaved_changes
-    if not begin(setting, repo, report, person, mem.leftovers + vault.leftovers, stamp):
-        return report
+    wrote: list[Applied] = []
+    leaving: list[Leaving] = []
 
-    applied = write(setting.files, plan, stamp, set(earlier), options.progress)
-    report.problems += applied.problems
-    report.files_written = sum(1 for a in applied.done if a.op == "write")
-    leaving = _leaving(cfg, layout, vault, world.foreign, applied, narrowed, plan.names)
-    try:
+    def written(applied: Applied | None) -> Rows:
+        assert applied is not None
+        wrote.append(applied)
+        report.problems += applied.problems
+        report.files_written = sum(1 for a in applied.done if a.op == "write")
+        leaving.append(_leaving(cfg, layout, vault, world.foreign, applied, narrowed, plan.names))
+        failed = applied.failed_keys | {old for new, old in renamed.items() if new in applied.failed_keys}
+        upserts = {k: v for k, v in plan.upserts.items() if k not in failed}
+        return upserts, [k for k in plan.deletes if k not in failed], world.ids(), ()
+
+    def closing() -> Closing:
+        applied = wrote[0]
         # Units both sides already agree on but the base does not know (a pass killed after writing, before
         # committing) are committed now, so nothing stays uncommitted.
         converged = {
@@ -155,24 +164,24 @@ def run_whole(setting: PassContext, report: Report, narrowed: Narrowed | None) -
         vault_paths = {a.shown for a in applied.done if a.side == "vault"} | converged | earlier
         agent_changes = [c for c in changes if c.side == "memory"]
         touched = sorted({scope_of(k) for a in applied.done if a.side == "vault" for k in a.keys})
-        failed = applied.failed_keys | {old for new, old in renamed.items() if new in applied.failed_keys}
         base = BaseSave(
-            {k: v for k, v in plan.upserts.items() if k not in failed},
-            [k for k in plan.deletes if k not in failed],
-            ids=world.ids(),
             conflicts={c.copy_path: (c.key, c.detail) for c in (*options.conflicts, *plan.conflicts)}
             | {p: c[:2] for p, c in carried.items()},
             resolved=gone,
             reported=fresh_notes,
         )
         opened = sorted(set(report.open_conflicts) | {c.copy_path for c in plan.conflicts})
-        recording = (
-            None if applied.failed_keys else _recording(moved_walk(walk, moves), mem, applied, plan.names, leaving)
-        )
-        close(setting, repo, report, (vault_paths, agent_changes, touched), base, opened, recording)
+        walked = moved_walk(walk, moves)
+        recording = None if applied.failed_keys else _recording(walked, mem, applied, plan.names, leaving[0])
+        return Closing((vault_paths, agent_changes, touched), base, opened, recording)
+
+    steps = [Step(plan, written, options.progress)]
+    try:
+        finish(setting, repo, report, Decided(person, mem.leftovers + vault.leftovers, stamp, steps, closing))
         return report
     finally:
-        leaving.wait()
+        for left in leaving:
+            left.wait()
 
 
 @dataclass
