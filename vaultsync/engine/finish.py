@@ -34,7 +34,6 @@ from vaultsync.state.files import StateFiles
 from vaultsync.state.walk import MemoryWalk
 
 Rows = tuple[Mapping[str, BaseEntry], Iterable[str], Iterable[tuple[str, str]], Iterable[UnitRow]]
-NO_ROWS: Rows = ({}, (), (), ())
 
 
 @dataclass
