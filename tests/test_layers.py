@@ -309,6 +309,35 @@ def test_only_the_write_path_takes_the_lock() -> None:
     assert not takers, "the run lock taken outside the write path:\n" + "\n".join(takers)
 
 
+FINISH = "vaultsync.engine.finish"
+# The end of a pass: applying a plan, the list of notes written but not committed, a commit (git's or the
+# base's transaction), the base saved, the snapshot recorded. Only ``engine/finish.py`` calls them.
+PASS_END = {"apply_plan", "list_uncommitted", "all_committed", "commit", "compact", "save", "record", "forget"}
+# Outside a pass: the snapshot record writes (and first drops) the snapshot itself; ``init`` commits the
+# .gitignore it adds, and the remote round the conflict copies of its merge, before the pass.
+PASS_END_OWNERS = {
+    "vaultsync.engine.quick": {"save", "forget"},
+    "vaultsync.app.obsidian": {"commit"},
+    "vaultsync.app.remote": {"commit"},
+    "vaultsync.app.write": {"record"},  # the run record (``state/runs.py``), which every change gets
+}
+
+
+def pass_end_crossings(module: str, path: Path) -> list[str]:
+    """Calls ending a pass outside ``engine/finish.py``, in engine/ and app/."""
+    if layer_of(module) not in ("engine", "app") or module == FINISH:
+        return []
+    names = PASS_END - PASS_END_OWNERS.get(module, set())
+    return [f"{module}: line {n}" for n in calls_named(_tree(path), names)]
+
+
+def test_only_the_finish_ends_a_pass() -> None:
+    """One function owns the end of a pass (``engine/finish.py``): the strategies hand it what they decided, so
+    the order that makes a pass safe to kill (the person's commit first, the base saved last) is written once."""
+    found = [c for m, p in ALL for c in pass_end_crossings(m, p)]
+    assert not found, "a pass ended outside engine/finish.py:\n" + "\n".join(found)
+
+
 def test_each_rule_fails_on_a_deliberate_crossing(tmp_path: Path) -> None:
     """Every rule above, fed a module that breaks it, says so."""
     bad = {
@@ -319,6 +348,15 @@ def test_each_rule_fails_on_a_deliberate_crossing(tmp_path: Path) -> None:
     assert len(git_argvs(ast.parse(bad["git"]))) == 2
     assert len(io_in(ast.parse(bad["io"]))) == 4
     assert len(calls_named(ast.parse(bad["lock"]), {"run_lock"})) == 2
+    # A strategy applying its own plan and committing its own notes, around the finish.
+    strategy = tmp_path / "strategy.py"
+    strategy.write_text(
+        "from vaultsync.engine.apply import apply_plan as go\ngo(plan, trash)\nrepo.commit(paths, text, who)\n"
+        "store.save(rows, [], commit=False)\nquick.record(cfg, walk)\n",
+        encoding="utf-8",
+    )
+    assert len(pass_end_crossings("vaultsync.engine.strategy", strategy)) == 4
+    assert not pass_end_crossings(FINISH, strategy)
     # A face taking an engine name through an app module's re-export, and a face importing app/ directly.
     face = tmp_path / "face.py"
     face.write_text("from vaultsync.app.sync import run_pass\nfrom vaultsync.app import sync\n", encoding="utf-8")

@@ -132,7 +132,7 @@ def _locked(cfg: Config, change: Change, options: PassOptions, report: Report) -
             options = replace(options, conflicts=tuple(remote.found.conflicts))
         applied = change.apply() if change.apply is not None else None
         if applied is not None and applied.commit and not options.dry_run:
-            from vaultsync.engine.tail import commit_files  # git and the secret guard: only when there are files
+            from vaultsync.engine.finish import commit_files  # git and the secret guard: only when there are files
 
             commit_files(cfg, applied.commit, applied.subject, change.actor, report)
         if applied is None or (applied.wrote and change.run_pass):

@@ -34,28 +34,28 @@ from vaultsync.core.decide import Outcome
 from vaultsync.core.guard import Tally, empty_side
 from vaultsync.core.merge import decide_all
 from vaultsync.core.moves import apply_moves, base_notes, moved_walk, pair_moves, plan_moves
-from vaultsync.core.plan import Action
+from vaultsync.core.plan import Action, Plan
 from vaultsync.core.planner import Planner, make_plan
 from vaultsync.core.scope import Names, Planned
 from vaultsync.core.units import World, gather
-from vaultsync.engine.apply import apply_plan
-from vaultsync.engine.first_import import FILES_PER_ENTITY, racy_reads
-from vaultsync.engine.quick import record
-from vaultsync.engine.tail import (
-    Setting,
-    begin_writes,
-    commit_agent,
-    commit_person,
-    hold_moved,
-    missing_places,
+from vaultsync.engine.apply import Applied
+from vaultsync.engine.finish import (
+    BaseSave,
+    Closing,
+    Decided,
+    Recording,
+    Rows,
+    Step,
+    finish,
+    keep_ids,
     notes_once,
     open_repo,
     resaved,
-    settle_conflicts,
-    settled,
     touched_notes,
     unchanged_blobs,
 )
+from vaultsync.engine.first_import import FILES_PER_ENTITY, racy_reads
+from vaultsync.engine.prepare import PassContext, hold_moved, missing_places, settle_conflicts
 from vaultsync.git.index import blob_id
 from vaultsync.keys import is_fact, is_file, mem_path_of, note_of, rel_of, scope_of
 from vaultsync.memory.sizes import scanned_size_problems
@@ -129,7 +129,7 @@ class Settled:
     problems: list[Problem]
 
 
-def run_batched(setting: Setting, report: Report) -> Report | None:
+def run_batched(setting: PassContext, report: Report) -> Report | None:
     """The full pass, batch by batch; None when the memory fits in one batch (the pass then reads it whole)."""
     cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
     size = options.full_batch
@@ -183,7 +183,7 @@ def run_batched(setting: Setting, report: Report) -> Report | None:
                 left = Settled(_blobs(got, []), reads, got.world.foreign, plan.problems)
                 known.settled[len(known.marks) - 1] = left
                 if not options.dry_run:
-                    store.save({}, [], ids=got.world.ids(), commit=False)
+                    keep_ids(store, got.world.ids())
     if guess is None or (known.names, known.counts) != (guess.names, guess.counts):
         known.settled.clear()  # planned against other names than the pass ends with: all are read again
 
@@ -289,7 +289,7 @@ def _batches(
 
 
 def _write(
-    setting: Setting,
+    setting: PassContext,
     report: Report,
     batches: list[Batch],
     known: Known,
@@ -305,21 +305,8 @@ def _write(
     person_changes = [c for _, c in sorted(known.person_changes, key=lambda kc: kc[0])]
     settled_copies = [Change("vault", scope_of(conflicts[p][0]), "conflict resolved") for p in resolved]
     person_changes += settled_copies
-    repo = None
-    if not options.dry_run:
-        repo = open_repo(cfg, report)
-        resaved_paths, resaved_changes = (
-            resaved(repo, known.unchanged, setting.files.uncommitted_notes()) if repo else (set(), [])
-        )
-        if repo is None or not commit_person(
-            setting, repo, report, person_paths | resaved_paths, person_changes + resaved_changes
-        ):
-            return report
-        begin_writes(setting, listing.leftovers + listed.leftovers, stamp)
-    trash = setting.files.trash(stamp)
     context = Planned(known.names, known.counts)
     earlier = setting.files.uncommitted_notes()
-    uncommitted = set(earlier)  # as listed on disk
     vault_paths = set(earlier)
     written: dict[str, bytes | None] = {}
     reads: dict[str, bytes] = {}
@@ -328,52 +315,55 @@ def _write(
     changed_by: list[tuple[str, Change]] = []
     new_conflicts: dict[str, tuple[str, str]] = {}
     foreign: list[str] = list(listed.foreign)
-    failed = False
-    complete = True
+    failed = complete = False
     total = sum(b.size for b in batches)
     done = 0
-    for number, batch in enumerate(batches):
-        left = known.settled.pop(number, None)
-        if left is not None:
-            blobs |= left.blobs
-            reads |= left.reads
-            foreign += left.foreign
-            report.problems += left.problems
-            done += batch.size
-            if options.progress and not options.dry_run:
-                options.progress(done, total)
-            continue
-        got = read(batch)
-        planner = Planner(cfg, layout, got.world, got.mem, got.vault, got.base)
-        planner.target()
-        _, own, notes = planner.names_and_notes()
-        changes, paths = changed(got.world, layout, got.vault, got.base, got.moves, got.renamed)
-        if got.mark(own, notes, Tally().add(got.world), paths) != known.marks[number]:
-            left = total - done
-            report.problems.append(
-                Problem(
-                    str(cfg.vault),
-                    f"files changed while this pass ran; {left} entities and files are left for the next pass",
-                    Severity.WARNING,
+
+    def steps() -> Iterator[Step]:
+        """Each batch read again, checked against the first walk, planned and handed on; in a dry run, only
+        planned."""
+        nonlocal complete, done, blobs, reads, foreign
+        for number, batch in enumerate(batches):
+            left = known.settled.pop(number, None)
+            if left is not None:
+                blobs |= left.blobs
+                reads |= left.reads
+                foreign += left.foreign
+                report.problems += left.problems
+                done += batch.size
+                if options.progress and not options.dry_run:
+                    options.progress(done, total)
+                continue
+            got = read(batch)
+            planner = Planner(cfg, layout, got.world, got.mem, got.vault, got.base)
+            planner.target()
+            _, own, notes = planner.names_and_notes()
+            changes, paths = changed(got.world, layout, got.vault, got.base, got.moves, got.renamed)
+            if got.mark(own, notes, Tally().add(got.world), paths) != known.marks[number]:
+                report.problems.append(
+                    Problem(
+                        str(cfg.vault),
+                        f"files changed while this pass ran; {total - done} entities and files are left for the "
+                        "next pass",
+                        Severity.WARNING,
+                    )
                 )
-            )
-            complete = False
-            break
-        plan = make_plan(cfg, layout, got.world, got.mem, got.vault, got.base, stamp, context)
-        plan_moves(plan, got.moves, got.renamed, got.base, cfg.life)
-        changed_by += changes
-        report.problems += plan.problems
-        report.conflicts += plan.conflicts
-        report.actions += [a.describe() for a in plan.actions]
-        foreign += got.world.foreign
-        done += batch.size
-        if options.dry_run:
-            continue
-        planned = {a.shown for a in plan.actions if a.side == "vault"}
-        if planned - uncommitted:
-            uncommitted |= planned
-            setting.files.list_uncommitted(uncommitted)
-        applied = apply_plan(plan, trash)
+                return
+            plan = make_plan(cfg, layout, got.world, got.mem, got.vault, got.base, stamp, context)
+            plan_moves(plan, got.moves, got.renamed, got.base, cfg.life)
+            changed_by.extend(changes)
+            report.problems += plan.problems
+            report.conflicts += plan.conflicts
+            report.actions += [a.describe() for a in plan.actions]
+            foreign += got.world.foreign
+            done += batch.size
+            if not options.dry_run:
+                yield Step(plan, partial(kept, got, plan))
+        complete = True
+
+    def kept(got: Read, plan: Plan, applied: Applied | None) -> Rows:
+        nonlocal failed, blobs, reads
+        assert applied is not None
         if options.progress:
             options.progress(done, total)
         report.problems += applied.problems
@@ -387,38 +377,48 @@ def _write(
                 touched.update(scope_of(k) for k in action.keys)
         blobs |= _blobs(got, applied.done)
         reads |= racy_reads(got.mem, setting.walk.racy)
-        vault_paths |= {
+        vault_paths.update(
             u.vault_note.path if u.vault_note else layout.note_for_key(k)
             for k, u in got.world.units.items()
             if u.decision and u.decision.outcome is Outcome.CONVERGED
-        }
-        new_conflicts |= {c.copy_path: (c.key, c.detail) for c in plan.conflicts}
+        )
+        new_conflicts.update((c.copy_path, (c.key, c.detail)) for c in plan.conflicts)
         failures = applied.failed_keys | {old for new, old in got.renamed.items() if new in applied.failed_keys}
-        upserts = {k: v for k, v in plan.upserts.items() if k not in failures}
-        store.save(upserts, [k for k in plan.deletes if k not in failures], ids=got.world.ids(), commit=False)
         known.names |= plan.own
+        upserts = {k: v for k, v in plan.upserts.items() if k not in failures}
+        return upserts, [k for k in plan.deletes if k not in failures], got.world.ids(), ()
 
-    report.changes += [c for _, c in sorted(changed_by, key=lambda kc: kc[0])] + settled_copies
-    fresh_notes = notes_once(report, store, foreign)
-    still = {p for p in conflicts if (cfg.vault / p).exists()}
-    report.open_conflicts = sorted(set(listed.conflict_copies) | set(new_conflicts) | still)
+    def closing() -> Closing:
+        report.changes += [c for _, c in sorted(changed_by, key=lambda kc: kc[0])] + settled_copies
+        fresh_notes = notes_once(report, store, foreign)
+        still = {p for p in conflicts if (cfg.vault / p).exists()}
+        report.open_conflicts = sorted(set(listed.conflict_copies) | set(new_conflicts) | still)
+        agent_changes = [c for c in report.changes if c.side == "memory"]
+        copies = (
+            new_conflicts
+            | {c.copy_path: (c.key, c.detail) for c in options.conflicts}
+            | {new: (key, detail) for new, (key, detail, _) in carried.items()}
+        )
+        base = BaseSave(conflicts=copies, resolved=gone, reported=fresh_notes)
+        opened = sorted(set(report.open_conflicts) | set(carried))
+        recording = None
+        if complete and not failed:
+            entities: dict[str, list[object]] = {r: [n, list(a)] for r, (n, a) in sorted(known.names.items())}
+            left_alone = [*listed.conflict_copies, *foreign]
+            walk = moved_walk(setting.walk, known.moves)
+            recording = Recording(walk, written, reads, lambda: blobs, left_alone, entities)
+        return Closing((vault_paths, agent_changes, sorted(touched)), base, opened, recording)
+
+    if options.dry_run:
+        for _ in steps():
+            pass
+        closing()
+        return report
+    repo = open_repo(cfg, report)
     if repo is None:
         return report
-    agent_changes = [c for c in report.changes if c.side == "memory"]
-    if not commit_agent(setting, repo, report, vault_paths, agent_changes, sorted(touched)):
-        return report  # the base is not saved: the notes listed as uncommitted wait for the next pass
-    kept = (
-        new_conflicts
-        | {c.copy_path: (c.key, c.detail) for c in options.conflicts}
-        | {new: (key, detail) for new, (key, detail, _) in carried.items()}
-    )
-    store.save({}, [], conflicts=kept, resolved=gone, reported=fresh_notes, commit=False, layout=cfg.layout.as_json())
-    store.commit()
-    report.open_conflicts = sorted(set(report.open_conflicts) | set(carried))
-    if complete and not failed and settled(report):
-        entities = {rel: [name, list(aliases)] for rel, (name, aliases) in sorted(known.names.items())}
-        standing = [p for p in report.problems if p.standing]
-        left_alone = [*listed.conflict_copies, *foreign]
-        walk = moved_walk(setting.walk, known.moves)
-        record(cfg, walk, written, reads, blobs, left_alone, report.open_conflicts, entities, standing)
+    resaved_paths, resaved_changes = resaved(repo, known.unchanged, earlier)
+    person = person_paths | resaved_paths, person_changes + resaved_changes
+    # the base is not saved when git refused: the notes listed as uncommitted wait for the next pass
+    finish(setting, repo, report, Decided(person, listing.leftovers + listed.leftovers, stamp, steps(), closing))
     return report

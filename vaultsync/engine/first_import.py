@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import date
+from functools import partial
 
 from vaultsync.config import Config
 from vaultsync.core.changes import side_changes
@@ -25,9 +26,9 @@ from vaultsync.core.plan import Plan
 from vaultsync.core.planner import Planner, make_plan
 from vaultsync.core.scope import Names, Planned
 from vaultsync.core.units import World, gather
-from vaultsync.engine.apply import Applied, apply_plan
-from vaultsync.engine.quick import record
-from vaultsync.engine.tail import Setting, begin_writes, commit_agent, notes_once, settled
+from vaultsync.engine.apply import Applied
+from vaultsync.engine.finish import BaseSave, Closing, Decided, Recording, Rows, Step, finish, notes_once, write
+from vaultsync.engine.prepare import PassContext
 from vaultsync.forked import ForkedMap, WorkerFailed, one_at_a_time, processes_for
 from vaultsync.git.feed import fast_import_blobs
 from vaultsync.git.index import blob_id
@@ -118,7 +119,7 @@ class _Namer:
         return own, notes, (mem, world) if self.keep else None
 
 
-def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: MemoryListing) -> Report:
+def run_import(setting: PassContext, report: Report, repo: VaultRepo, listing: MemoryListing) -> Report:
     cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
     today, walk = setting.today, setting.walk
     size = options.import_batch
@@ -127,13 +128,10 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
     names, counts, planned, kept = _names(cfg, layout, today, jobs, processes)
     stamp = options.now().strftime("%Y%m%d-%H%M%S")
     report.problems += listing.problems
-    begin_writes(setting, listing.leftovers, stamp)
-    setting.files.list_uncommitted(set(planned))
     total = len(planned)
-    del planned  # a path per note: not worth holding through the import
-
     fed = repo.feeds(total)
-    write = _Writer(cfg, layout, today, stamp, Planned(names, counts), kept, walk.racy, fed, processes > 1)
+    writer = _Writer(cfg, layout, today, stamp, Planned(names, counts), kept, walk.racy, fed, processes > 1)
+    del names, counts, kept  # the writer holds what planning needs; the commit needs room of its own
 
     read: dict[str, bytes] = {}  # memory files too fresh for their stat: recorded by what was read
     written: dict[str, bytes | None] = {}
@@ -142,45 +140,56 @@ def run_import(setting: Setting, report: Report, repo: VaultRepo, listing: Memor
     own: dict[str, Names] = {}
     clean: set[str] = set()  # notes given to git's index as they were written, which held no secret
     failed = False
-    # Forked before the feed starts its thread (see ``vaultsync.forked``); one batch, or one core, is written here.
-    workers = ForkedMap(write, jobs, processes) if processes > 1 else None
-    done = 0
-    feed = repo.feed(total)
-    try:
+
+    def steps(writer: _Writer) -> Iterator[Step]:
+        """Each batch as a worker wrote it, in batch order; the workers and the writer go when it ends."""
+        # Forked before the feed starts its thread (see ``vaultsync.forked``); one batch, or one core, is
+        # written here.
+        workers = ForkedMap(writer, jobs, processes) if processes > 1 else None
+        feed = repo.feed(total)
+        done = 0
         with workers or nullcontext(), feed or nullcontext():
-            for batch in workers or map(write, jobs):
-                report.problems += batch.problems
-                report.changes += batch.changes
-                report.actions += batch.actions
-                report.files_written += batch.files_written
-                failed = failed or batch.failed
-                blobs.update(batch.blobs)
-                touched.update(batch.touched)
+            for batch in workers or map(writer, jobs):
                 if feed is not None:  # its notes go to git meanwhile, but for any holding a secret
                     feed.add(batch.clean, batch.blobs_fed)
-                clean.update(batch.clean)
-                written.update(batch.memory)
-                read.update(batch.read)
-                own.update(batch.own)
-                store.save({}, [], ids=batch.ids, rows=batch.rows, commit=False)
                 done += len(batch.actions)
-                if options.progress is not None:
-                    options.progress(min(done, total), total)
+                yield Step(None, partial(keep, batch, min(done, total)))
+
+    def keep(batch: Written, done: int, _: Applied | None) -> Rows:
+        nonlocal failed
+        report.problems += batch.problems
+        report.changes += batch.changes
+        report.actions += batch.actions
+        report.files_written += batch.files_written
+        failed = failed or batch.failed
+        blobs.update(batch.blobs)
+        touched.update(batch.touched)
+        clean.update(batch.clean)
+        written.update(batch.memory)
+        read.update(batch.read)
+        own.update(batch.own)
+        if options.progress is not None:
+            options.progress(done, total)
+        return {}, (), batch.ids, batch.rows
+
+    def closing() -> Closing:
+        base = BaseSave(reported=notes_once(report, store, ()), compact=True)
+        agent_changes = [c for c in report.changes if c.side == "memory"]
+        recording = None
+        if not failed:
+            entities: dict[str, list[object]] = {r: [n, list(a)] for r, (n, a) in own.items()}
+            recording = Recording(walk, written, read, lambda: blobs, [], entities)
+        agent = set(blobs), agent_changes, sorted(touched)
+        return Closing(agent, base, report.open_conflicts, recording, _checked(repo, clean, blobs))
+
+    # An empty vault: no person's edits to commit. When git refuses the agent's commit, the base stays empty
+    # and the notes listed as uncommitted: the next pass commits them.
+    decided = Decided((set(), []), listing.leftovers, stamp, steps(writer), closing, planned)
+    del writer, planned  # a path per note: not worth holding through the import
+    try:
+        finish(setting, repo, report, decided)
     except WorkerFailed as exc:  # the notes written stay, listed as uncommitted: the next pass takes them in
         report.problems.append(Problem(str(cfg.vault), f"{exc}; the next pass finishes the import"))
-        return report
-    del write, names, counts, kept  # what planning needed; the commit below needs room of its own
-    store.save({}, [], reported=notes_once(report, store, ()), commit=False, layout=cfg.layout.as_json())
-    agent_changes = [c for c in report.changes if c.side == "memory"]
-    checked = _checked(repo, clean, blobs)
-    if not commit_agent(setting, repo, report, set(blobs), agent_changes, sorted(touched), checked, clear=False):
-        return report  # the base stays empty and the notes listed as uncommitted: the next pass commits them
-    store.commit()
-    store.compact()
-    setting.files.all_committed()
-    if not failed and settled(report):
-        entities = {r: [n, list(a)] for r, (n, a) in own.items()}
-        record(cfg, walk, written, read, blobs, [], [], entities, [p for p in report.problems if p.standing])
     return report
 
 
@@ -205,7 +214,7 @@ class _Writer:
         plan = make_plan(cfg, layout, world, mem, VaultScan(), {}, self.stamp, self.context)
         changes = side_changes(world, layout)[0]
         with one_at_a_time(cfg.state_dir) if self.forked else nullcontext():
-            applied = apply_plan(plan, StateFiles(cfg.state_dir).trash(self.stamp))
+            applied = write(StateFiles(cfg.state_dir), plan, self.stamp, None)
         problems = mem.problems + world.problems + plan.problems
         return Written.of(plan, applied, problems, changes, world, mem, self.racy, self.fed)
 

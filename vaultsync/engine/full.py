@@ -16,34 +16,34 @@ from vaultsync.core.moves import apply_moves, detect_moves, moved_walk, plan_mov
 from vaultsync.core.planner import make_plan
 from vaultsync.core.scope import Names
 from vaultsync.core.units import gather
-from vaultsync.engine.apply import Applied, apply_plan
-from vaultsync.engine.quick import Carry, Patch, record
-from vaultsync.engine.scoped import Narrowed, standing_unread
-from vaultsync.engine.tail import (
-    Setting,
-    begin_writes,
-    commit_agent,
-    commit_person,
-    hold_moved,
-    missing_places,
+from vaultsync.engine.apply import Applied
+from vaultsync.engine.finish import (
+    BaseSave,
+    Closing,
+    Decided,
+    Recording,
+    Rows,
+    Step,
+    finish,
     notes_once,
     open_repo,
     resaved,
-    settle_conflicts,
-    settled,
     unchanged_blobs,
 )
+from vaultsync.engine.prepare import PassContext, hold_moved, missing_places, settle_conflicts
+from vaultsync.engine.quick import Carry, Patch
+from vaultsync.engine.scoped import Narrowed, standing_unread
 from vaultsync.git.index import blob_id
 from vaultsync.keys import is_file, scope_of
 from vaultsync.memory.sizes import scanned_size_problems
 from vaultsync.memory.tree import MemoryScan, list_memory, scan_memory, scan_memory_scope
-from vaultsync.model import Change, Problem, Report
+from vaultsync.model import Change, Report
 from vaultsync.state.walk import MemoryWalk
 from vaultsync.vault.layout import VaultLayout
 from vaultsync.vault.scan import VaultScan, scan_vault, scan_vault_scope
 
 
-def first_import(setting: Setting, report: Report) -> Report | None:
+def first_import(setting: PassContext, report: Report) -> Report | None:
     """A first import into an empty vault, run batch by batch (``first_import.py``); None when this is none."""
     cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
     if options.dry_run or options.import_batch <= 0 or not store.empty() or setting.files.uncommitted_notes():
@@ -60,7 +60,7 @@ def first_import(setting: Setting, report: Report) -> Report | None:
     return run_import(setting, report, repo, listing)
 
 
-def run_whole(setting: Setting, report: Report, narrowed: Narrowed | None) -> Report | None:
+def run_whole(setting: PassContext, report: Report, narrowed: Narrowed | None) -> Report | None:
     """The pass; None when a scoped one finds, before writing anything, that it must run in full."""
     cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
     today, walk = setting.today, setting.walk
@@ -138,22 +138,22 @@ def run_whole(setting: Setting, report: Report, narrowed: Narrowed | None) -> Re
     # In a scoped pass a note saved again is one the quick check saw change.
     unchanged = unchanged_blobs(world, narrowed.seen.vault if narrowed is not None else None)
     resaved_paths, resaved_changes = resaved(repo, unchanged, earlier)
-    if not commit_person(
-        setting, repo, report, person_paths | set(resolved) | resaved_paths, person_changes + resaved_changes
-    ):
-        return report
+    person = person_paths | set(resolved) | resaved_paths, person_changes + resaved_changes
+    wrote: list[Applied] = []
+    leaving: list[Leaving] = []
 
-    begin_writes(setting, mem.leftovers + vault.leftovers, stamp)
-    # Notes written but not yet committed (this pass's, or a killed or refused earlier pass's) are listed first,
-    # so whichever pass next commits for the agent takes them all.
-    planned = {a.shown for a in plan.actions if a.side == "vault"}
-    if planned - earlier:
-        setting.files.list_uncommitted(planned | earlier)
-    applied = apply_plan(plan, setting.files.trash(stamp), options.progress)
-    report.problems += applied.problems
-    report.files_written = sum(1 for a in applied.done if a.op == "write")
-    leaving = _leaving(cfg, layout, vault, world.foreign, applied, narrowed, plan.names)
-    try:
+    def written(applied: Applied | None) -> Rows:
+        assert applied is not None
+        wrote.append(applied)
+        report.problems += applied.problems
+        report.files_written = sum(1 for a in applied.done if a.op == "write")
+        leaving.append(_leaving(cfg, layout, vault, world.foreign, applied, narrowed, plan.names))
+        failed = applied.failed_keys | {old for new, old in renamed.items() if new in applied.failed_keys}
+        upserts = {k: v for k, v in plan.upserts.items() if k not in failed}
+        return upserts, [k for k in plan.deletes if k not in failed], world.ids(), ()
+
+    def closing() -> Closing:
+        applied = wrote[0]
         # Units both sides already agree on but the base does not know (a pass killed after writing, before
         # committing) are committed now, so nothing stays uncommitted.
         converged = {
@@ -164,27 +164,24 @@ def run_whole(setting: Setting, report: Report, narrowed: Narrowed | None) -> Re
         vault_paths = {a.shown for a in applied.done if a.side == "vault"} | converged | earlier
         agent_changes = [c for c in changes if c.side == "memory"]
         touched = sorted({scope_of(k) for a in applied.done if a.side == "vault" for k in a.keys})
-        if not commit_agent(setting, repo, report, vault_paths, agent_changes, touched):
-            return report
-
-        failed = applied.failed_keys | {old for new, old in renamed.items() if new in applied.failed_keys}
-        store.save(
-            {k: v for k, v in plan.upserts.items() if k not in failed},
-            [k for k in plan.deletes if k not in failed],
-            ids=world.ids(),
+        base = BaseSave(
             conflicts={c.copy_path: (c.key, c.detail) for c in (*options.conflicts, *plan.conflicts)}
             | {p: c[:2] for p, c in carried.items()},
             resolved=gone,
             reported=fresh_notes,
-            layout=cfg.layout.as_json(),
         )
-        report.open_conflicts = sorted(set(report.open_conflicts) | {c.copy_path for c in plan.conflicts})
-        if not applied.failed_keys and settled(report):
-            standing = [p for p in report.problems if p.standing]
-            _record(cfg, moved_walk(walk, moves), mem, applied, report.open_conflicts, plan.names, standing, leaving)
+        opened = sorted(set(report.open_conflicts) | {c.copy_path for c in plan.conflicts})
+        walked = moved_walk(walk, moves)
+        recording = None if applied.failed_keys else _recording(walked, mem, applied, plan.names, leaving[0])
+        return Closing((vault_paths, agent_changes, touched), base, opened, recording)
+
+    steps = [Step(plan, written, options.progress)]
+    try:
+        finish(setting, repo, report, Decided(person, mem.leftovers + vault.leftovers, stamp, steps, closing))
         return report
     finally:
-        leaving.wait()
+        for left in leaving:
+            left.wait()
 
 
 @dataclass
@@ -237,16 +234,9 @@ def _leaving(
     return leaving
 
 
-def _record(
-    cfg: Config,
-    walk: MemoryWalk,
-    mem: MemoryScan,
-    applied: Applied,
-    open_: list[str],
-    names: dict[str, Names],
-    standing: list[Problem],
-    leaving: Leaving,
-) -> None:
+def _recording(
+    walk: MemoryWalk, mem: MemoryScan, applied: Applied, names: dict[str, Names], leaving: Leaving
+) -> Recording:
     read = {f.mem_path: f.raw for f in mem.files.values()}
     for entity in mem.entities.values():
         if entity.items_raw is not None:
@@ -254,6 +244,5 @@ def _record(
         if entity.summary is not None:
             read[f"life/{entity.rel}/summary.md"] = entity.summary.raw
     written = {a.shown: a.data if a.op == "write" else None for a in applied.done if a.side == "memory"}
-    entities = {rel: [name, list(aliases)] for rel, (name, aliases) in names.items()}
-    blobs, left_alone, patch = leaving.blobs(), leaving.left_alone, leaving.patch
-    record(cfg, walk, written, read, blobs, left_alone, open_, entities, standing, patch)
+    entities: dict[str, list[object]] = {rel: [name, list(aliases)] for rel, (name, aliases) in names.items()}
+    return Recording(walk, written, read, leaving.blobs, leaving.left_alone, entities, leaving.patch)

@@ -56,8 +56,8 @@ def _choose(cfg: Config, options: PassOptions, report: Report, walk: MemoryWalk,
     from vaultsync.core.scope import SCOPE_MAX
     from vaultsync.engine.batched import run_batched
     from vaultsync.engine.full import first_import, run_whole
+    from vaultsync.engine.prepare import PassContext, changed_layout
     from vaultsync.engine.scoped import narrow_pass
-    from vaultsync.engine.tail import Setting, changed_layout
     from vaultsync.state.base import BaseStore, BaseUnreadable
     from vaultsync.state.files import StateFiles
     from vaultsync.vault.layout import VaultLayout
@@ -68,7 +68,7 @@ def _choose(cfg: Config, options: PassOptions, report: Report, walk: MemoryWalk,
     except BaseUnreadable as exc:
         report.stopped = str(exc)
         return report
-    setting = Setting(cfg, options, layout, store, options.today or date.today(), walk)
+    setting = PassContext(cfg, options, layout, store, options.today or date.today(), walk)
     try:
         report.stopped = changed_layout(cfg, store)
         if report.stopped:

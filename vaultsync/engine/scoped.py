@@ -10,7 +10,7 @@ from pathlib import Path
 
 from vaultsync.config import Config
 from vaultsync.core.scope import ITEMS, SUMMARY, Context, Scope, narrow
-from vaultsync.engine.tail import (
+from vaultsync.engine.prepare import (
     missing_places,
 )
 from vaultsync.model import Problem
