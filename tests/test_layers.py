@@ -318,7 +318,7 @@ PASS_END = {"apply_plan", "list_uncommitted", "all_committed", "commit", "compac
 PASS_END_OWNERS = {
     "vaultsync.engine.quick": {"save", "forget"},
     "vaultsync.app.obsidian": {"commit"},
-    "vaultsync.app.remote": {"commit"},
+    "vaultsync.app.remote_round": {"commit"},
     "vaultsync.app.write": {"record"},  # the run record (``state/runs.py``), which every change gets
 }
 

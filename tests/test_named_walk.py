@@ -28,7 +28,7 @@ from helpers_twoway import (
 from test_scoped import commits, settled, shown
 
 from vaultsync.app import memory
-from vaultsync.state.walk import walk_memory, walk_named
+from vaultsync.state.stat_walk import walk_memory, walk_named
 
 SARAH_ITEMS = f"life/{SARAH}/items.json"
 

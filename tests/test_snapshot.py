@@ -19,7 +19,7 @@ from helpers_twoway import LIWEI_DIR, SARAH, SARAH_DIR, Env, body_of, build_sync
 
 from vaultsync.engine.quick import Places
 from vaultsync.git.index import blob_id
-from vaultsync.state.walk import RACY_NS, aged_stat, walk_memory
+from vaultsync.state.stat_walk import RACY_NS, aged_stat, walk_memory
 
 
 @pytest.fixture

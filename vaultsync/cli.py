@@ -70,9 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     actions.add_parser("remove", parents=[common], help="take out this config's entries, crontab and systemd")
     actions.add_parser("status", parents=[common], help="show this config's entries, the next run and the last")
 
-    from vaultsync import cli_completion, cli_health, cli_obsidian
+    from vaultsync import cli_completion, cli_curation, cli_obsidian
 
-    cli_health.add_commands(sub, common)
+    cli_curation.add_commands(sub, common)
     cli_completion.add_command(sub, parser)
     cli_obsidian.add_command(sub, common)
 
@@ -327,7 +327,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"vaultsync: {missing}", file=sys.stderr)
         return ExitCode.USAGE
     if args.command in HEALTH_COMMANDS:
-        from vaultsync.cli_health import health_command
+        from vaultsync.cli_curation import health_command
 
         return health_command(cfg, args)
     if args.command == "watch":

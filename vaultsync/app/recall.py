@@ -29,7 +29,7 @@ from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_en
 from vaultsync.state.files import StateFiles
 from vaultsync.state.recall import Candidate, Doc, Filters, IndexBroken, RecallIndex, open_index, scratch_index
 from vaultsync.state.recall_query import Term, name_words, terms
-from vaultsync.state.walk import MemoryWalk, walk_memory
+from vaultsync.state.stat_walk import MemoryWalk, walk_memory
 
 KINDS = ("fact", "summary", "memory", "daily")
 CANDIDATES = 50  # rows the index ranks by bm25 before recency and status reorder them; at least the limit

@@ -6,7 +6,7 @@ module gives every one of them the same steps, in the same order:
 
 1. the roots exist, or nothing is done;
 2. take the run lock, or wait for it (an API write waits; a plain ``sync`` says the lock is held);
-3. with a ``[remote]``: finish a killed merge, fetch, merge the remote's commits (``app/remote.py``);
+3. with a ``[remote]``: finish a killed merge, fetch, merge the remote's commits (``app/remote_round.py``);
 4. apply the use case's writes, under the lock, after the remote's commits are in;
 5. commit what the use case wrote outside the places a pass carries, as the actor (the secret guard reads it);
 6. run the pass (``engine/run.py``), which guards, commits the person's edits as the person and its own
@@ -157,7 +157,7 @@ def _remote_round(cfg: Config, options: PassOptions):  # type: ignore[no-untyped
     never loads the remote's code."""
     if cfg.remote is None:
         return None
-    from vaultsync.app.remote import RemoteRound
+    from vaultsync.app.remote_round import RemoteRound
 
     return RemoteRound(cfg, options)
 

@@ -16,7 +16,7 @@ from vaultsync.keys import entity_key, facts_of, file_key, is_fact, is_file, mem
 from vaultsync.memory.tree import MemoryScan
 from vaultsync.names import composed
 from vaultsync.state.entry import BaseEntry
-from vaultsync.state.walk import MemoryWalk
+from vaultsync.state.stat_walk import MemoryWalk
 from vaultsync.vault.layout import slug_of
 from vaultsync.vault.scan import VaultScan
 

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from vaultsync.core.units import CREATABLE
 from vaultsync.keys import is_fact, rel_of, split_fact_key
 from vaultsync.names import daily_date, fold, name_problem
-from vaultsync.state.snapshot import Seen
+from vaultsync.state.snapshot import QuickFindings
 from vaultsync.vault.layout import VaultLayout, slug_of
 from vaultsync.vault.links import LinkIndex, mention_strings, note_stem
 from vaultsync.vault.notes import source_day
@@ -66,7 +66,9 @@ class Scope:
         return read
 
 
-def narrow(seen: Seen, layout: VaultLayout, files: Collection[str], entities: Mapping[str, Any]) -> Scope | None:
+def narrow(
+    seen: QuickFindings, layout: VaultLayout, files: Collection[str], entities: Mapping[str, Any]
+) -> Scope | None:
     """The scope covering every change ``seen`` lists (``files``: the memory paths of the base's file units);
     None when a full pass must run."""
     if seen.odd:

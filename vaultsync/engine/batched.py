@@ -104,7 +104,7 @@ class Read:
 
 
 @dataclass
-class Known:
+class FirstWalk:
     """What the first walk keeps for the rest of the pass."""
 
     names: dict[str, Names] = field(default_factory=dict)
@@ -160,30 +160,32 @@ def run_batched(setting: PassContext, report: Report) -> Report | None:
         decide_all(world)
         return Read(base, mem, vault, world, moves, renamed)
 
-    known = Known()
+    known = FirstWalk()
     touched = set() if options.dry_run else touched_notes(cfg)
     for batch in batches:
-        got = read(batch)
-        report.problems += sorted(got.mem.problems + got.vault.problems, key=lambda p: p.path) + got.world.problems
-        planner = Planner(cfg, layout, got.world, got.mem, got.vault, got.base)
+        scanned = read(batch)
+        report.problems += (
+            sorted(scanned.mem.problems + scanned.vault.problems, key=lambda p: p.path) + scanned.world.problems
+        )
+        planner = Planner(cfg, layout, scanned.world, scanned.mem, scanned.vault, scanned.base)
         planner.target()
         _, own, notes = planner.names_and_notes()
         known.names |= own
         known.counts.update(map(note_stem, notes))
-        changes, paths = changed(got.world, layout, got.vault, got.base, got.moves, got.renamed)
+        changes, paths = changed(scanned.world, layout, scanned.vault, scanned.base, scanned.moves, scanned.renamed)
         known.person_changes += [(k, c) for k, c in changes if c.side == "vault"]
         known.person_paths |= paths
-        known.unchanged |= unchanged_blobs(got.world, touched)
-        known.moves += got.moves
-        known.marks.append(got.mark(own, notes, known.tally.add(got.world, options.deleting), paths))
-        if guess is not None and not got.moves:
-            plan = make_plan(cfg, layout, got.world, got.mem, got.vault, got.base, stamp, guess)
+        known.unchanged |= unchanged_blobs(scanned.world, touched)
+        known.moves += scanned.moves
+        known.marks.append(scanned.mark(own, notes, known.tally.add(scanned.world, options.deleting), paths))
+        if guess is not None and not scanned.moves:
+            plan = make_plan(cfg, layout, scanned.world, scanned.mem, scanned.vault, scanned.base, stamp, guess)
             if not (plan.actions or plan.upserts or plan.deletes):
-                reads = racy_reads(got.mem, setting.walk.racy)
-                left = Settled(_blobs(got, []), reads, got.world.foreign, plan.problems)
+                reads = racy_reads(scanned.mem, setting.walk.racy)
+                left = Settled(_blobs(scanned, []), reads, scanned.world.foreign, plan.problems)
                 known.settled[len(known.marks) - 1] = left
                 if not options.dry_run:
-                    keep_ids(store, got.world.ids())
+                    keep_ids(store, scanned.world.ids())
     if guess is None or (known.names, known.counts) != (guess.names, guess.counts):
         known.settled.clear()  # planned against other names than the pass ends with: all are read again
 
@@ -225,10 +227,10 @@ def _guess(cfg: Config, layout: VaultLayout, keys: list[str]) -> Planned | None:
     return Planned(names, counts)
 
 
-def _blobs(got: Read, done: list[Action]) -> dict[str, str]:
+def _blobs(scanned: Read, done: list[Action]) -> dict[str, str]:
     """The blob id of every note of the batch as it leaves it: as read, then as written (deletions gone)."""
-    notes = {n.path: n.raw for n in got.vault.files.values()}
-    for entity in got.vault.entities.values():
+    notes = {n.path: n.raw for n in scanned.vault.files.values()}
+    for entity in scanned.vault.entities.values():
         notes |= {n.path: n.raw for n in entity.facts.values()}
         if entity.note:
             notes[entity.note.path] = entity.note.raw
@@ -292,7 +294,7 @@ def _write(
     setting: PassContext,
     report: Report,
     batches: list[Batch],
-    known: Known,
+    known: FirstWalk,
     listing: MemoryListing,
     listed: VaultListing,
     read: Callable[[Batch], Read],
@@ -334,12 +336,12 @@ def _write(
                 if options.progress and not options.dry_run:
                     options.progress(done, total)
                 continue
-            got = read(batch)
-            planner = Planner(cfg, layout, got.world, got.mem, got.vault, got.base)
+            scanned = read(batch)
+            planner = Planner(cfg, layout, scanned.world, scanned.mem, scanned.vault, scanned.base)
             planner.target()
             _, own, notes = planner.names_and_notes()
-            changes, paths = changed(got.world, layout, got.vault, got.base, got.moves, got.renamed)
-            if got.mark(own, notes, Tally().add(got.world), paths) != known.marks[number]:
+            changes, paths = changed(scanned.world, layout, scanned.vault, scanned.base, scanned.moves, scanned.renamed)
+            if scanned.mark(own, notes, Tally().add(scanned.world), paths) != known.marks[number]:
                 report.problems.append(
                     Problem(
                         str(cfg.vault),
@@ -349,19 +351,19 @@ def _write(
                     )
                 )
                 return
-            plan = make_plan(cfg, layout, got.world, got.mem, got.vault, got.base, stamp, context)
-            plan_moves(plan, got.moves, got.renamed, got.base, cfg.life)
+            plan = make_plan(cfg, layout, scanned.world, scanned.mem, scanned.vault, scanned.base, stamp, context)
+            plan_moves(plan, scanned.moves, scanned.renamed, scanned.base, cfg.life)
             changed_by.extend(changes)
             report.problems += plan.problems
             report.conflicts += plan.conflicts
             report.actions += [a.describe() for a in plan.actions]
-            foreign += got.world.foreign
+            foreign += scanned.world.foreign
             done += batch.size
             if not options.dry_run:
-                yield Step(plan, partial(kept, got, plan))
+                yield Step(plan, partial(kept, scanned, plan))
         complete = True
 
-    def kept(got: Read, plan: Plan, applied: Applied | None) -> Rows:
+    def kept(scanned: Read, plan: Plan, applied: Applied | None) -> Rows:
         nonlocal failed, blobs, reads
         assert applied is not None
         if options.progress:
@@ -375,18 +377,18 @@ def _write(
             else:
                 vault_paths.add(action.shown)
                 touched.update(scope_of(k) for k in action.keys)
-        blobs |= _blobs(got, applied.done)
-        reads |= racy_reads(got.mem, setting.walk.racy)
+        blobs |= _blobs(scanned, applied.done)
+        reads |= racy_reads(scanned.mem, setting.walk.racy)
         vault_paths.update(
             u.vault_note.path if u.vault_note else layout.note_for_key(k)
-            for k, u in got.world.units.items()
+            for k, u in scanned.world.units.items()
             if u.decision and u.decision.outcome is Outcome.CONVERGED
         )
         new_conflicts.update((c.copy_path, (c.key, c.detail)) for c in plan.conflicts)
-        failures = applied.failed_keys | {old for new, old in got.renamed.items() if new in applied.failed_keys}
+        failures = applied.failed_keys | {old for new, old in scanned.renamed.items() if new in applied.failed_keys}
         known.names |= plan.own
         upserts = {k: v for k, v in plan.upserts.items() if k not in failures}
-        return upserts, [k for k in plan.deletes if k not in failures], got.world.ids(), ()
+        return upserts, [k for k in plan.deletes if k not in failures], scanned.world.ids(), ()
 
     def closing() -> Closing:
         report.changes += [c for _, c in sorted(changed_by, key=lambda kc: kc[0])] + settled_copies

@@ -20,7 +20,7 @@ from vaultsync.core.plan import Plan
 from vaultsync.core.units import World
 from vaultsync.engine.apply import Applied, apply_plan
 from vaultsync.engine.prepare import PassContext
-from vaultsync.engine.quick import Patch, record
+from vaultsync.engine.quick import SnapshotUpdate, record
 from vaultsync.fs import set_aside
 from vaultsync.git.index import blob_id
 from vaultsync.git.repo import VaultRepo
@@ -31,7 +31,7 @@ from vaultsync.model import PERSON, Actor, Change, Problem, Report, Severity
 from vaultsync.state import snapshot
 from vaultsync.state.base import BaseEntry, BaseStore, UnitRow
 from vaultsync.state.files import StateFiles
-from vaultsync.state.walk import MemoryWalk
+from vaultsync.state.stat_walk import MemoryWalk
 
 Rows = tuple[Mapping[str, BaseEntry], Iterable[str], Iterable[tuple[str, str]], Iterable[UnitRow]]
 
@@ -68,7 +68,7 @@ class Recording:
     notes: Callable[[], dict[str, str]]
     left_alone: list[str]
     entities: dict[str, list[object]]
-    patch: Patch | None = None
+    patch: SnapshotUpdate | None = None
 
 
 @dataclass

@@ -31,14 +31,14 @@ from vaultsync.engine.finish import (
     unchanged_blobs,
 )
 from vaultsync.engine.prepare import PassContext, hold_moved, missing_places, settle_conflicts
-from vaultsync.engine.quick import Carry, Patch
+from vaultsync.engine.quick import SnapshotKept, SnapshotUpdate
 from vaultsync.engine.scoped import Narrowed, standing_unread
 from vaultsync.git.index import blob_id
 from vaultsync.keys import is_file, scope_of
 from vaultsync.memory.sizes import scanned_size_problems
 from vaultsync.memory.tree import MemoryScan, list_memory, scan_memory, scan_memory_scope
 from vaultsync.model import Change, Report
-from vaultsync.state.walk import MemoryWalk
+from vaultsync.state.stat_walk import MemoryWalk
 from vaultsync.vault.layout import VaultLayout
 from vaultsync.vault.scan import VaultScan, scan_vault, scan_vault_scope
 
@@ -140,7 +140,7 @@ def run_whole(setting: PassContext, report: Report, narrowed: Narrowed | None) -
     resaved_paths, resaved_changes = resaved(repo, unchanged, earlier)
     person = person_paths | set(resolved) | resaved_paths, person_changes + resaved_changes
     wrote: list[Applied] = []
-    leaving: list[Leaving] = []
+    leaving: list[VaultAtEnd] = []
 
     def written(applied: Applied | None) -> Rows:
         assert applied is not None
@@ -185,14 +185,14 @@ def run_whole(setting: PassContext, report: Report, narrowed: Narrowed | None) -
 
 
 @dataclass
-class Leaving:
+class VaultAtEnd:
     """The vault as a pass leaves it, for the snapshot a settled pass records: each note's bytes, the notes in
     synced places it leaves alone, and, for a scoped pass, what it keeps of the snapshot it started from and the
     snapshot index being brought up to it while the pass commits."""
 
     notes: dict[str, bytes]
     left_alone: list[str]
-    patch: Patch | None = None
+    patch: SnapshotUpdate | None = None
     _blobs: dict[str, str] | None = field(default=None, init=False, repr=False)
 
     def blobs(self) -> dict[str, str]:
@@ -213,7 +213,7 @@ def _leaving(
     applied: Applied,
     narrowed: Narrowed | None,
     names: dict[str, Names],
-) -> Leaving:
+) -> VaultAtEnd:
     notes = {n.path: n.raw for n in vault.files.values()}
     for entity in vault.entities.values():
         notes |= {n.path: n.raw for n in entity.facts.values()}
@@ -224,18 +224,18 @@ def _leaving(
             notes[action.shown] = action.data
         elif action.side == "vault":
             notes.pop(action.shown, None)
-    leaving = Leaving(notes, [*vault.conflict_copies, *vault.foreign, *foreign])
+    leaving = VaultAtEnd(notes, [*vault.conflict_copies, *vault.foreign, *foreign])
     if narrowed is not None and not applied.failed_keys:
         renamed = names != narrowed.context.names
-        carry = Carry(narrowed.seen, narrowed.scope.reads(layout), narrowed.context.inside, renamed)
+        carry = SnapshotKept(narrowed.seen, narrowed.scope.reads(layout), narrowed.context.inside, renamed)
         # changed copies elsewhere (a resolved one is gone): as they are now
         leaving.left_alone += [p for p in carry.seen.vault if not carry.read(p) and (cfg.vault / p).exists()]
-        leaving.patch = Patch.start(cfg, carry, leaving.blobs(), leaving.left_alone)
+        leaving.patch = SnapshotUpdate.start(cfg, carry, leaving.blobs(), leaving.left_alone)
     return leaving
 
 
 def _recording(
-    walk: MemoryWalk, mem: MemoryScan, applied: Applied, names: dict[str, Names], leaving: Leaving
+    walk: MemoryWalk, mem: MemoryScan, applied: Applied, names: dict[str, Names], leaving: VaultAtEnd
 ) -> Recording:
     read = {f.mem_path: f.raw for f in mem.files.values()}
     for entity in mem.entities.values():

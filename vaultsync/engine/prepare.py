@@ -18,7 +18,7 @@ from vaultsync.keys import is_file, mem_path_of, rel_of
 from vaultsync.options import PassOptions
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
-from vaultsync.state.walk import MemoryWalk
+from vaultsync.state.stat_walk import MemoryWalk
 from vaultsync.vault.layout import VaultLayout
 from vaultsync.vault.scan import find_elsewhere
 

@@ -20,8 +20,8 @@ from vaultsync.git.index import COARSE_CLOCK_NS, IndexPatch, SnapshotIndex, blob
 from vaultsync.model import Problem
 from vaultsync.state import snapshot
 from vaultsync.state.files import StateFiles
-from vaultsync.state.snapshot import Seen
-from vaultsync.state.walk import MemoryWalk, aged_stat, walk_named
+from vaultsync.state.snapshot import QuickFindings
+from vaultsync.state.stat_walk import MemoryWalk, aged_stat, walk_named
 from vaultsync.vault.layout import CONFLICT_MARK, VaultLayout
 
 SUSPECTS_MAX = 2000  # more notes than this to hash on every quick check: better one more full pass
@@ -66,12 +66,12 @@ class QuickCheck:
             return None
         return walk_named(self.cfg.workspace, self.cfg.life, keys, self.saved["memory"])
 
-    def changes(self, walk: MemoryWalk) -> Seen | None:
+    def changes(self, walk: MemoryWalk) -> QuickFindings | None:
         """What changed since the last settled pass; None when that cannot be known (a full pass must run)."""
         if self.saved is None or self.status is None:
             return None
         memory = snapshot.changed_memory(self.saved["memory"], walk, self.cfg)
-        seen = Seen(self.saved, memory, _changed_notes(self.saved["suspects"], self.cfg))
+        seen = QuickFindings(self.saved, memory, _changed_notes(self.saved["suspects"], self.cfg))
         out, _ = self.status.communicate()
         if self.status.returncode != 0:
             return None
@@ -125,24 +125,26 @@ class Places:
 
 
 @dataclass
-class Carry:
+class SnapshotKept:
     """What a scoped pass keeps of the snapshot it started from: everything it did not read."""
 
-    seen: Seen
+    seen: QuickFindings
     read: Callable[[str], bool]  # vault paths the scoped pass read (or would have): their old entries go
     before: set[str]  # the notes of the units in scope, as the snapshot knew them
     renamed: bool = False  # an entity in scope was created or renamed: the recorded names change
 
 
 @dataclass
-class Patch:
+class SnapshotUpdate:
     """A scoped pass's snapshot index being brought up to date (``IndexPatch``), and what it carries over."""
 
-    carry: Carry
+    carry: SnapshotKept
     thread: IndexPatch
 
     @classmethod
-    def start(cls, cfg: Config, carry: Carry, expected: Mapping[str, str], left_alone: Iterable[str]) -> Patch:
+    def start(
+        cls, cfg: Config, carry: SnapshotKept, expected: Mapping[str, str], left_alone: Iterable[str]
+    ) -> SnapshotUpdate:
         fresh = set(expected) | set(left_alone)
         gone = (carry.before | carry.seen.vault) - fresh
         old: dict[str, str] = carry.seen.saved.get("suspects", {})
@@ -162,7 +164,7 @@ def record(
     conflicts: Iterable[str],
     entities: Mapping[str, Any],
     standing: Iterable[Problem] = (),
-    patch: Patch | None = None,
+    patch: SnapshotUpdate | None = None,
 ) -> None:
     """Write the snapshot of a settled pass.
 
@@ -175,7 +177,7 @@ def record(
     ``entities``: each entity's display name and aliases, which a scoped pass needs for the entities it does
     not read. ``standing``: the pass's standing problems (``Problem.standing``), for the quick check to say
     again. ``patch``: for a scoped pass, its snapshot index brought up to date with ``notes`` and
-    ``left_alone``, and its ``Carry``: which the notes and memory files it read were; every other entry of the
+    ``left_alone``, and its ``SnapshotKept``: which the notes and memory files it read were; every other entry of the
     old snapshot is still true (the quick check just showed it unchanged) and is kept.
     """
     files = StateFiles(cfg.state_dir)

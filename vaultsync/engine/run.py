@@ -15,8 +15,8 @@ from vaultsync.config import Config
 from vaultsync.engine.quick import QuickCheck
 from vaultsync.model import Report
 from vaultsync.options import PassOptions
-from vaultsync.state.snapshot import Seen
-from vaultsync.state.walk import MemoryWalk, walk_memory
+from vaultsync.state.snapshot import QuickFindings
+from vaultsync.state.stat_walk import MemoryWalk, walk_memory
 
 
 def run_pass(cfg: Config, options: PassOptions | None = None) -> Report:
@@ -49,7 +49,7 @@ def _locked(cfg: Config, options: PassOptions, report: Report) -> Report:
     return _choose(cfg, options, report, walk, seen)
 
 
-def _choose(cfg: Config, options: PassOptions, report: Report, walk: MemoryWalk, seen: Seen | None) -> Report:
+def _choose(cfg: Config, options: PassOptions, report: Report, walk: MemoryWalk, seen: QuickFindings | None) -> Report:
     """The one place a pass's strategy is chosen, in this order: a scoped pass over what ``seen`` (the quick
     check's findings) touches, when that is safe; a first import into an empty vault; a full pass in batches
     over a larger memory; else the whole pass at once. Their modules load only when chosen."""

@@ -18,7 +18,7 @@ from vaultsync.names import fold
 from vaultsync.state import snapshot
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
-from vaultsync.state.snapshot import Seen
+from vaultsync.state.snapshot import QuickFindings
 from vaultsync.vault.layout import VaultLayout
 from vaultsync.vault.scan import find_daily_notes
 
@@ -42,7 +42,7 @@ class BaseKeys:
 
 @dataclass(frozen=True)
 class Narrowed:
-    seen: Seen
+    seen: QuickFindings
     scope: Scope
     context: Context
     unread: int  # base units out of scope
@@ -53,7 +53,7 @@ def narrow_pass(
     cfg: Config,
     layout: VaultLayout,
     store: BaseStore,
-    seen: Seen,
+    seen: QuickFindings,
     more: Iterable[str] = (),
     first: Narrowed | None = None,
 ) -> Narrowed | None:

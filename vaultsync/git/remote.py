@@ -7,7 +7,7 @@ Three choices keep a killed or failing pass harmless:
   own. Only a pass under the run lock writes that ref, so a lock file beside it is a killed pass's and goes.
 * **Merges never touch the work tree**: ``git merge-tree --write-tree`` computes the result in the object
   store, ``commit-tree`` makes the commit, and HEAD moves by compare-and-swap. Conflicts are resolved in the
-  tree before anything is visible (see ``app/remote.py``); the work tree follows afterwards (``worktree.py``).
+  tree before anything is visible (see ``app/remote_round.py``); the work tree follows afterwards (``worktree.py``).
 * **Nothing waits for a person**: ``GIT_TERMINAL_PROMPT=0`` and SSH in batch mode make a missing credential a
   failure instead of a prompt that hangs cron; credentials come from git's own helpers and keys, and URLs are
   stripped of any user and password before they reach a message.

@@ -55,12 +55,12 @@ class StateFiles:
 
     @property
     def remote(self) -> Path:
-        """The push record: since when commits wait for the remote, and why (``state/remote.py``)."""
+        """The push record: since when commits wait for the remote, and why (``state/push_record.py``)."""
         return self.root / "remote.json"
 
     @property
     def merging(self) -> Path:
-        """A merge from the remote whose work-tree update has not finished (``state/remote.py``)."""
+        """A merge from the remote whose work-tree update has not finished (``state/push_record.py``)."""
         return self.root / "merging.json"
 
     @property

@@ -3,7 +3,7 @@ at the vault, not a read of every note.
 
 A pass is settled when it ended with both sides agreeing and nothing left for later: no error or warning, no
 write abandoned, no folder moved. It then records, in the state folder, ``snapshot.json``: every memory file's
-stat (size, mtime, ctime, inode) taken before the scan read it (``walk.py``), or the sha1 of what the pass read or
+stat (size, mtime, ctime, inode) taken before the scan read it (``stat_walk.py``), or the sha1 of what the pass read or
 wrote there when the file was too fresh for its stat to be trusted; the notes the next quick check must hash
 itself (``suspects``); the conflict copies still open; the standing problems to say again. Beside it, the
 snapshot index (``git/index.py``) holds the notes, and ``snapshot-entities.json`` every entity's names.
@@ -24,7 +24,7 @@ from vaultsync.config import Config
 from vaultsync.fs import atomic_write, digest
 from vaultsync.model import Problem, Severity
 from vaultsync.state.files import StateFiles
-from vaultsync.state.walk import MemoryWalk
+from vaultsync.state.stat_walk import MemoryWalk
 
 FORMAT = 2  # bump when what a snapshot means changes
 
@@ -69,7 +69,7 @@ def forget(files: StateFiles) -> None:
 
 
 @dataclass
-class Seen:
+class QuickFindings:
     """What the quick check found changed since the snapshot, in the snapshot's own terms."""
 
     saved: dict[str, Any]  # the snapshot as recorded
@@ -126,7 +126,7 @@ def changed_memory(saved: dict[str, Any], walk: MemoryWalk, cfg: Config) -> set[
     return changed
 
 
-def entities(files: StateFiles, seen: Seen) -> dict[str, Any] | None:
+def entities(files: StateFiles, seen: QuickFindings) -> dict[str, Any] | None:
     """The entity names recorded with the snapshot ``seen`` came from; None when they do not belong to it."""
     found = saved_entities(files)
     if found is None or found[0] != seen.saved.get("token"):

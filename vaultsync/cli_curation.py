@@ -1,5 +1,7 @@
-"""The command line of the health commands (``janitor``, ``review``, ``extract``): parsing, printing and exit codes
-over their ``app/`` use cases, kept apart from ``cli.py``; a plain ``vaultsync sync`` loads none of those use cases."""
+"""The command line of the commands that curate memory: ``janitor`` archives what expired, ``review`` checks the
+facts and writes the weekly note, ``extract`` proposes facts from the daily notes into the inbox. Parsing, printing
+and exit codes over their ``app/`` use cases, kept apart from ``cli.py``: a plain ``vaultsync sync`` loads none of
+those use cases."""
 
 from __future__ import annotations
 

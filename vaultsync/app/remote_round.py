@@ -30,7 +30,7 @@ from vaultsync.git.secrets import scan_bytes
 from vaultsync.git.worktree import follow
 from vaultsync.model import AGENT, Conflict, Problem, RemoteState, Report, Severity
 from vaultsync.options import PassOptions
-from vaultsync.state import remote as record
+from vaultsync.state import push_record as record
 from vaultsync.state.files import StateFiles
 from vaultsync.vault.scan import CONFLICT_MARK, conflict_copy_name
 
