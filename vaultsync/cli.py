@@ -19,7 +19,7 @@ from vaultsync import __version__
 from vaultsync import config as configmod
 from vaultsync.cli_args import Parser
 from vaultsync.config import ConfigError
-from vaultsync.model import ExitCode, Report, Severity, phrase
+from vaultsync.model import ExitCode, Report, phrase
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -152,18 +152,10 @@ def _print_report(report: Report, terminal: bool) -> None:
             say(f"  {line}")
         if len(report.actions) > len(lines):
             say(f"  ... and {len(report.actions) - len(lines)} more")
-    for problem in report.problems:
-        colour = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.NOTE: "dim"}[problem.severity]
-        say(f"{problem.severity}:", colour, " ")
-        say(problem.line())
-    for conflict in report.conflicts:
-        say("conflict:", "bold yellow", " ")
-        say(f"{conflict.scope}: {conflict.detail}; the vault's version is kept in")
-        say(f"  {conflict.copy_path}")
-    for copy in report.open_conflicts:
-        if copy not in {c.copy_path for c in report.conflicts}:
-            say("open conflict:", "yellow", " ")
-            say(f"{copy} (merge what you want into the note, then delete this copy)")
+    for line in report.attention(stop=False, notes=True):
+        kind, _, text = line.partition(": ")
+        say(f"{kind}:", COLOURS.get(kind, ""), " ")
+        say(text)
     if remote:
         say(remote, "yellow" if report.waiting else "")
     if report.dry_run:
@@ -189,6 +181,7 @@ def _remote_line(report: Report) -> str:
 
 
 Say = Callable[..., None]
+COLOURS = {"error": "red", "warning": "yellow", "note": "dim", "conflict": "bold yellow", "open conflict": "yellow"}
 
 
 def _plain_print(text: str, style: str = "", end: str = "\n") -> None:

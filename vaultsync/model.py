@@ -189,15 +189,21 @@ class Report:
         parts += [plural(n, severity) for severity, n in sorted(severities.items())]
         return ", ".join(parts)
 
-    def attention(self, open_copies: bool = True, stop: bool = True) -> list[str]:
-        """What needs a person, a line each, in the words every face uses (``--quiet``, ``watch``): the stop
-        (unless the summary beside it says it), errors and warnings, new conflicts, and (``open_copies``) the
-        conflict copies still open."""
+    def attention(self, open_copies: bool = True, stop: bool = True, notes: bool = False) -> list[str]:
+        """What needs a person, a line each, in the words every face uses (the terminal, ``--quiet``, ``watch``):
+        the stop (unless the summary beside it says it), errors and warnings (and ``notes``), new conflicts, and
+        (``open_copies``) the conflict copies still open, each ``kind: text``."""
         lines = [f"stopped: {self.stopped}"] if self.stopped and stop else []
-        lines += [f"{p.severity}: {p.line()}" for p in self.problems if p.severity is not Severity.NOTE]
-        lines += [f"conflict: {c.scope}: {c.detail}; the vault's version is in {c.copy_path}" for c in self.conflicts]
+        lines += [f"{p.severity}: {p.line()}" for p in self.problems if notes or p.severity is not Severity.NOTE]
+        lines += [
+            f"conflict: {c.scope}: {c.detail}; the vault's version is kept in {c.copy_path}" for c in self.conflicts
+        ]
         new = {c.copy_path for c in self.conflicts}
-        lines += [f"open conflict: {c}" for c in self.open_conflicts if open_copies and c not in new]
+        lines += [
+            f"open conflict: {c} (merge what you want into the note, then delete this copy)"
+            for c in self.open_conflicts
+            if open_copies and c not in new
+        ]
         return lines
 
     @property
