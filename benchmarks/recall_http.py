@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import socket
-import subprocess
 import sys
 import time
 import urllib.parse
@@ -22,15 +19,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from recall import pct, queries
+from serving import running_serve
 
 from vaultsync import config as configmod
 from vaultsync.app.recall import RecallOptions, refresh, search
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def main() -> None:
@@ -49,20 +41,8 @@ def main() -> None:
         search(index, text, RecallOptions())
         inproc.append(time.perf_counter() - started)
     index.close()
-    token = "bench-" + os.urandom(16).hex()
-    port = free_port()
-    env = {**os.environ, "VAULTSYNC_TOKEN": token}
-    cmd = [sys.executable, "-m", "vaultsync.cli", "serve", "--config", str(config), "--port", str(port)]
-    server = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(200):
-            try:
-                urllib.request.urlopen(f"{base}/health", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.1)
-        headers = {"Authorization": f"Bearer {token}"}
+    with running_serve(config) as server:
+        base, headers = server.base, server.headers
         urllib.request.urlopen(urllib.request.Request(f"{base}/recall?q=warm", headers=headers)).read()
         over_http = []
         for _, text in asked:
@@ -70,9 +50,6 @@ def main() -> None:
             started = time.perf_counter()
             urllib.request.urlopen(urllib.request.Request(url, headers=headers)).read()
             over_http.append(time.perf_counter() - started)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     print(
         json.dumps(
             {
