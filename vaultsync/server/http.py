@@ -270,12 +270,13 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         since: Day = None,
         until: Day = None,
         recency: Annotated[bool, Query(description="false: rank by relevance alone, not newer first")] = True,
+        explain: Annotated[bool, Query(description="true: each hit says its bm25 and the boosts it got")] = False,
     ) -> dict[str, Any]:
         words = q if q is not None else query
         if words is None:
             raise UsageError("give the words to look for in q (or query)", "q")
         kinds = parse_kinds(kind)
-        options = RecallOptions(limit, kinds, entity, status == "active", since, until, recency)
+        options = RecallOptions(limit, kinds, entity, status == "active", since, until, recency, explain=explain)
         return recaller(words, options).to_json()
 
     @app.get(
