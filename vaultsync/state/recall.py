@@ -21,7 +21,7 @@ from pathlib import Path
 
 from vaultsync.state.recall_query import Term, name_words
 
-SCHEMA_VERSION = 2  # bump when what is stored changes: an index of another version is rebuilt
+SCHEMA_VERSION = 3  # bump when what is stored changes: an index of another version is rebuilt
 STAGE = 2000  # docs held in memory at a time while a refresh adds them
 RACY_NS = 2_000_000_000  # a file this fresh may change again within its mtime's tick: recorded as unknown
 TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -32,6 +32,7 @@ COLUMNS = ("body", "names", "extra", "grams")
 SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER);
+CREATE TABLE unlisted (path TEXT PRIMARY KEY);
 CREATE TABLE docs (
     id INTEGER PRIMARY KEY, source TEXT NOT NULL, kind TEXT NOT NULL, root TEXT NOT NULL, path TEXT NOT NULL,
     first_line INTEGER, last_line INTEGER, fact_id TEXT, entity TEXT, status TEXT, superseded_by TEXT,
@@ -139,6 +140,18 @@ class RecallIndex:
     def file_stats(self) -> dict[str, Stat]:
         with self._guard():
             return {p: (s, m, i) for p, s, m, i in self.db.execute("SELECT path, size, mtime_ns, inode FROM files")}
+
+    def unlisted(self) -> set[str]:
+        """The walked files the last listing of the tree found to be no memory a scan reads (``keep_unlisted``)."""
+        with self._guard():
+            return {row[0] for row in self.db.execute("SELECT path FROM unlisted")}
+
+    def keep_unlisted(self, paths: Iterable[str]) -> None:
+        """Record ``paths`` as the walked files that are no memory (an image, a file a scan skips), so that a
+        refresh can tell a new memory file from them without listing the tree again."""
+        with self._guard(), self.db:
+            self.db.execute("DELETE FROM unlisted")
+            self.db.executemany("INSERT INTO unlisted VALUES (?)", ((p,) for p in paths))
 
     def replace(self, sources: Iterable[str], docs: Iterable[Doc], stats: Mapping[str, Stat | None]) -> None:
         """Drop every doc read from ``sources``, add ``docs``, and record ``stats`` (None: the file is gone).
