@@ -19,7 +19,18 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from vaultsync import __version__
-from vaultsync.api import BUDGET, PassOptions, RecallOptions, VaultsyncError, capture, entities, memory, overview, sync
+from vaultsync.api import (
+    BUDGET,
+    PassOptions,
+    RecallOptions,
+    VaultsyncError,
+    capture,
+    entities,
+    memory,
+    overview,
+    refused,
+    sync,
+)
 from vaultsync.api import context as build_context
 from vaultsync.api import history as read_history
 from vaultsync.api import recall as recall_memory
@@ -54,6 +65,12 @@ def _answer(call: Callable[[], Any]) -> dict[str, Any]:
         result = call()
     except VaultsyncError as exc:  # the family's one line, as the command line says it
         raise ToolError(exc.line()) from None
+    except Exception as exc:
+        # A full or read-only disk is the person's to fix: the same line as the command line's and HTTP's 503,
+        # where the SDK would answer only that the tool failed.
+        if why := refused(exc):
+            raise ToolError(why) from None
+        raise
     return result.to_json() if hasattr(result, "to_json") else result
 
 
