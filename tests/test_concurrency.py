@@ -58,9 +58,9 @@ from helpers_twoway import (
     split,
 )
 
-from vaultsync import fs
+from vaultsync import fs, renames
 from vaultsync.app.sync import PassOptions, sync
-from vaultsync.fs import LockHeld
+from vaultsync.lock import LockHeld
 from vaultsync.memory.tree import parse_summary
 from vaultsync.model import ExitCode, Report
 from vaultsync.vault.notes import read_entity_note
@@ -918,7 +918,7 @@ def test_an_agent_appending_through_an_open_handle_keeps_its_lines(env: Env) -> 
         assert path.read_text(encoding="utf-8").endswith(AGENT_LINE + later), path
 
 
-@pytest.mark.skipif(fs.renameat2() is None, reason="no atomic exchange of names on this system")
+@pytest.mark.skipif(renames.renameat2() is None, reason="no atomic exchange of names on this system")
 def test_a_save_renamed_in_just_before_the_swap_is_put_back(tmp_path: Path) -> None:
     """The last window of the compare-and-swap: a writer renames its file in after the inode check."""
     target = tmp_path / "2026-12-01.md"
@@ -1077,7 +1077,7 @@ def late_pass(env: Env, note: Path, trigger: Path, line: str, anew: str = "") ->
     return report
 
 
-@pytest.mark.skipif(fs.renameat2() is None, reason="no atomic exchange of names on this system")
+@pytest.mark.skipif(renames.renameat2() is None, reason="no atomic exchange of names on this system")
 def test_a_line_written_through_a_handle_opened_before_the_swap_is_kept(env: Env) -> None:
     """The race behind a lost line: the person's editor appends to the daily note through a handle it opened an
     instant before the pass swapped in the agent's new line, and writes after the swap. The pass puts the
@@ -1104,7 +1104,7 @@ def test_a_line_written_through_a_handle_opened_before_the_swap_is_kept(env: Env
     check_repository(env)
 
 
-@pytest.mark.skipif(fs.renameat2() is None, reason="no atomic exchange of names on this system")
+@pytest.mark.skipif(renames.renameat2() is None, reason="no atomic exchange of names on this system")
 def test_a_late_line_to_a_note_saved_anew_since_goes_to_the_trash_and_is_named(env: Env) -> None:
     """As above, and the editor then saves the whole note by its name: the late version cannot go back under the
     name without undoing that save, so it is kept in the trash and the warning says where."""

@@ -303,7 +303,7 @@ def test_only_the_write_path_takes_the_lock() -> None:
     takers = [
         f"{m}: line {n}"
         for m, p in ALL
-        if m not in (WRITE_PATH, "vaultsync.fs")
+        if m not in (WRITE_PATH, "vaultsync.lock")
         for n in calls_named(_tree(p), {"run_lock"})
     ]
     assert not takers, "the run lock taken outside the write path:\n" + "\n".join(takers)
@@ -343,7 +343,7 @@ def test_each_rule_fails_on_a_deliberate_crossing(tmp_path: Path) -> None:
     bad = {
         "git": 'argv = ["git", "commit"]\nrun(argv)\nsubprocess.run("git log", shell=True)\npair = ("git", cfg.git)\n',
         "io": "import sqlite3\nfrom pathlib import Path\nPath('x').exists()\nopen('y')\nstore.db.execute('q')\n",
-        "lock": "from vaultsync.fs import run_lock as hold\nwith hold(path):\n    pass\nfs.run_lock(p)\n",
+        "lock": "from vaultsync.lock import run_lock as hold\nwith hold(path):\n    pass\nfs.run_lock(p)\n",
     }
     assert len(git_argvs(ast.parse(bad["git"]))) == 2
     assert len(io_in(ast.parse(bad["io"]))) == 4

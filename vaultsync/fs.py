@@ -1,4 +1,4 @@
-"""File-system primitives every pass relies on: atomic, checked writes and the run lock.
+"""File-system primitives every pass relies on: atomic, checked writes.
 
 Memory files are written by an agent at any moment and vault notes by Obsidian's autosave, so a write must
 never leave a torn file and must never replace a file that changed after the pass read it.
@@ -7,18 +7,15 @@ never leave a torn file and must never replace a file that changed after the pas
 from __future__ import annotations
 
 import contextlib
-import errno
-import functools
 import os
 import stat
-import sys
 import threading
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from vaultsync.errors import VaultsyncError
+from vaultsync.renames import exchange, place_new
 
 TEMP_SUFFIX = ".vstmp"  # staged writes; a killed pass may leave one, and the next pass removes it
 
@@ -37,12 +34,6 @@ BEING_WRITTEN = "was being written while the pass read it; left as it is for the
 
 class BeingWritten(RuntimeError):
     """The file's size moved while it was read: another program was writing it. Read it next pass."""
-
-
-class LockHeld(VaultsyncError, RuntimeError):
-    """Another pass holds the lock."""
-
-    kind = "busy"
 
 
 def digest(data: bytes) -> str:
@@ -174,7 +165,7 @@ def put(tmp: Path, path: Path, expected: bytes | object | None = ..., ours: byte
     ``expected`` is the content the pass read (``None`` when the file must not exist), ``ours`` what ``tmp``
     holds. This compare-and-swap keeps a concurrent autosave or agent append safe:
 
-    * a new file is renamed into place by a rename that fails if one appeared meanwhile (``_place_new``);
+    * a new file is renamed into place by a rename that fails if one appeared meanwhile (``place_new``);
     * an existing file is opened and compared first, and the replaced file is returned still open: the caller
       passes it to ``settle`` a little later, which puts back whatever a writer that got in between the check
       and the rename wrote into it;
@@ -188,7 +179,7 @@ def put(tmp: Path, path: Path, expected: bytes | object | None = ..., ours: byte
         return None
     if expected is None:
         try:
-            _place_new(tmp, path)
+            place_new(tmp, path)
         except FileExistsError:
             tmp.unlink(missing_ok=True)
             raise FileChanged(str(path)) from None
@@ -261,68 +252,17 @@ def _swap_in(tmp: Path, path: Path, checked: int) -> None:
     wins, as it would have without vaultsync). Elsewhere a plain rename leaves that microsecond window open.
     """
     ours = os.stat(tmp).st_ino
-    if not _exchange(tmp, path):
+    if not exchange(tmp, path):
         os.replace(tmp, path)
         return
     if os.stat(tmp).st_ino == checked:
         tmp.unlink()
         return
-    _exchange(tmp, path)  # theirs back in place
+    exchange(tmp, path)  # theirs back in place
     if os.stat(tmp).st_ino != ours:
-        _exchange(tmp, path)  # a newer one arrived meanwhile: that is the one to keep
+        exchange(tmp, path)  # a newer one arrived meanwhile: that is the one to keep
     tmp.unlink()
     raise FileChanged(str(path))
-
-
-_RENAME_NOREPLACE = 1
-_RENAME_EXCHANGE = 2
-_AT_FDCWD = -100
-
-
-@functools.cache
-def renameat2() -> Any:
-    """libc's ``renameat2`` on Linux, else None; looked up at the first rename, so that a pass that writes
-    nothing does not pay for loading ctypes (~10 ms of its start-up with a cold disk cache)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes
-
-    try:
-        return ctypes.CDLL(None, use_errno=True).renameat2
-    except (OSError, AttributeError):
-        return None
-
-
-def _rename2(a: Path, b: Path, flags: int, event: str) -> bool:
-    """``renameat2`` with ``flags``; False when this system or file system cannot."""
-    call = renameat2()
-    if call is None:
-        return False
-    sys.audit(event, str(a), str(b))  # a rename Python does not audit itself
-    if call(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), flags) == 0:
-        return True
-    import ctypes
-
-    err = ctypes.get_errno()
-    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
-        return False
-    raise OSError(err, os.strerror(err), str(b))
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Swap two names atomically; False when this system or file system cannot."""
-    return _rename2(a, b, _RENAME_EXCHANGE, "vaultsync.exchange")
-
-
-def _place_new(tmp: Path, path: Path) -> None:
-    """Give ``tmp`` the name ``path``, which must not exist; FileExistsError when a file appeared there.
-
-    One rename that refuses to replace (``RENAME_NOREPLACE``) where the system has it: a first import names
-    tens of thousands of new notes, and a hard link plus an unlink costs a second change to the folder each.
-    """
-    if not _rename2(tmp, path, _RENAME_NOREPLACE, "vaultsync.place"):
-        os.link(tmp, path)
-        tmp.unlink()
 
 
 def set_aside(leftovers: Collection[Path], roots: Collection[Path], trash: Path) -> None:
@@ -406,41 +346,3 @@ def remove_checked(path: Path, expected: bytes | None, keep: Collection[Path] = 
             break
         folder = folder.parent
     return Replaced(path, fd, current, None)
-
-
-@contextlib.contextmanager
-def run_lock(lock_path: Path) -> Iterator[None]:
-    """Hold an exclusive advisory lock for the length of a pass.
-
-    flock is released by the kernel when the process dies, so a killed pass never leaves a stale lock.
-    """
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            _lock_now(fd)
-        except OSError as exc:
-            if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK, errno.EDEADLK):
-                raise LockHeld(f"a pass held the lock ({lock_path})", hint="try again shortly") from exc
-            raise
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        yield
-    finally:
-        os.close(fd)
-
-
-def _lock_now(fd: int) -> None:
-    """Take the lock on ``fd`` or raise OSError at once: flock on POSIX, a byte-range lock on Windows.
-
-    Both are dropped by the system when the process dies. fcntl and msvcrt exist each on one family only, so
-    they are imported here, never at the top: the CLI must start on every system Obsidian runs on.
-    """
-    if os.name == "nt":
-        import msvcrt
-
-        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
-        return
-    import fcntl
-
-    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

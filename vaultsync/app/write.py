@@ -28,7 +28,7 @@ from vaultsync.config import Config
 from vaultsync.disk import writable
 from vaultsync.engine.run import missing_roots, run_pass
 from vaultsync.errors import VaultsyncError
-from vaultsync.fs import LockHeld, run_lock
+from vaultsync.lock import LockHeld, run_lock
 from vaultsync.model import AGENT, Actor, ExitCode, Report
 from vaultsync.options import PassOptions
 from vaultsync.state import runs
