@@ -11,15 +11,12 @@ first, so ``git status`` stays clean and a later obsidian-git commit cannot undo
 from __future__ import annotations
 
 import contextlib
-import os
-import stat
 import subprocess
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from vaultsync.config import GitSettings
-from vaultsync.git import feed
-from vaultsync.git import tree as gittree
+from vaultsync.git import feed, tree_edit
 from vaultsync.git.feed import IndexFeed
 from vaultsync.git.index import blob_id
 from vaultsync.git.run import (
@@ -27,7 +24,6 @@ from vaultsync.git.run import (
     Author,
     Git,
     GitFailed,
-    batch_objects,
     git_dir,
     git_version,
     nul_list,
@@ -41,11 +37,9 @@ FALLBACK_PERSON = ("vault person", "person@vaultsync.invalid")
 PACK_PATHS_MIN = 500
 PACK_GIT_MIN = (2, 37)
 PRIVATE_INDEX = "vaultsync-index"
-TREES_DIR = "vaultsync-trees"  # tree objects on their way into git (see ``_store_trees``)
 HEAD_RETRIES = 5
 COPY_ENTRIES_MIN = 500
 ENTRIES_CHUNK = 1 << 20  # bytes of the index listing read at a time
-TREE_EDIT_MAX = 200  # commits of up to this many paths edit HEAD's trees instead of using the private index
 # update-index reading paths from standard input, every new blob through bulk check-in into one pack
 PACKED_UPDATE = ("-c", "core.bigFileThreshold=1", "update-index", "--add", "--remove", "-z", "--stdin")
 ZERO_OID = "0" * 40
@@ -201,10 +195,10 @@ class VaultRepo:
         }
         # The message goes through standard input: a first import lists thousands of scopes, past the argv limit.
         text = message.encode("utf-8")
-        files = self._plain_files(wanted) if len(wanted) <= TREE_EDIT_MAX else None
+        files = tree_edit.plain_files(self.git, wanted) if len(wanted) <= tree_edit.TREE_EDIT_MAX else None
         for _ in range(HEAD_RETRIES):
             head = self._head()
-            edited = self._edited(head, files) if head and files is not None else None
+            edited = tree_edit.edited_tree(self.git, head, files) if head and files is not None else None
             tree, old_tree = edited or self._indexed(index, head, wanted, copy)
             if tree == old_tree:
                 if edited is None:
@@ -240,90 +234,6 @@ class VaultRepo:
         elif not old_tree:
             old_tree = self.git.text("hash-object", "-t", "tree", "--stdin", stdin=b"").strip()  # the empty tree
         return tree, old_tree
-
-    def _plain_files(self, wanted: list[str]) -> dict[str, bytes | None] | None:
-        """Path -> blob id (stored now) of each path, None for one that is gone; None when one is not a plain
-        file (a link, an executable, a folder) or cannot be hashed: the private index handles those."""
-        files: dict[str, bytes | None] = {}
-        present = []
-        for path in wanted:
-            try:
-                st = os.lstat(self.root / path)
-            except FileNotFoundError:
-                files[path] = None
-                continue
-            except OSError:
-                return None
-            if "\n" in path or not stat.S_ISREG(st.st_mode) or st.st_mode & 0o111:
-                return None
-            present.append(path)
-        if present:
-            try:
-                ids = self.git.text(
-                    "hash-object", "-w", "--stdin-paths", stdin="".join(f"{p}\n" for p in present).encode()
-                )
-            except GitFailed:
-                return None  # gone or changing meanwhile: update-index copes with that
-            found = ids.split()
-            if len(found) != len(present):
-                return None
-            files.update(zip(present, map(bytes.fromhex, found), strict=True))
-        return files
-
-    def _edited(self, head: str, files: dict[str, bytes | None]) -> tuple[str, str] | None:
-        """(new tree, ``head``'s tree) with ``files`` changed, built without an index; None when the private
-        index must build it (not a SHA-1 repository, a file becoming a folder, a name git would quote)."""
-        if len(head) != 2 * gittree.ID_BYTES:
-            return None
-        wanted = ["", *[folder for folder in gittree.folders(files) if folder]]
-        query = "".join(f"{head}:{folder}\n" if folder else f"{head}^{{tree}}\n" for folder in wanted)
-        found = batch_objects(self.git.bytes("cat-file", "--batch", stdin=query.encode()))
-        if len(found) != len(wanted) or found[0] is None:
-            return None
-        trees: dict[str, gittree.Entries] = {}
-        for folder, got in zip(wanted, found, strict=True):
-            if got is not None:
-                _, kind, body = got
-                if kind != b"tree":
-                    return None
-                trees[folder] = gittree.parse(body)
-        old = found[0][0].decode()
-        if gittree.object_id(gittree.encode(trees[""])).hex() != old:
-            return None  # a tree this module would not write the same way: let git do it
-        try:
-            root, written = gittree.edit(trees, files)
-        except gittree.NotEditable:
-            return None
-        if root.hex() == old:
-            return old, old
-        if self._store_trees(written) != [oid.hex() for oid, _ in written]:
-            return None  # git disagrees with the trees computed here: let the index build it
-        return root.hex(), old
-
-    def _store_trees(self, written: list[tuple[bytes, bytes]]) -> list[str]:
-        """Store the trees ``written`` (id, body); the ids git gave them, or [] when it refused.
-
-        ``hash-object -t tree`` checks a tree's format, where ``mktree`` would also look up the type of every
-        entry's object: a lookup per entry, hundreds for one kind folder of a large memory (the small-change
-        benchmark of benchmarks/run.py measures it). The bodies go
-        through files named by their ids, so two writers of one name write the same bytes.
-        """
-        folder = self.git_dir / TREES_DIR
-        paths: list[Path] = []
-        try:
-            folder.mkdir(exist_ok=True)
-            for oid, body in written:
-                paths.append(folder / oid.hex())
-                paths[-1].write_bytes(body)
-            listing = "".join(f"{path}\n" for path in paths).encode()
-            return self.git.text(
-                "hash-object", "-w", "-t", "tree", "--no-filters", "--stdin-paths", stdin=listing
-            ).split()
-        except (OSError, GitFailed):
-            return []
-        finally:
-            for path in paths:
-                path.unlink(missing_ok=True)
 
     def _stage(self, wanted: list[str]) -> None:
         """Bring the real index up to date for ``wanted``; a large commit's new blobs go into pack files.
