@@ -55,7 +55,7 @@ async function startGateway() {
   config.gateway = { ...config.gateway, mode: "local" };
   writeFileSync(path, JSON.stringify(config, null, 2));
   const [port, token] = [await freePort(), randomUUID()];
-  const env = { ...process.env, OPENCLAW_HOME: home, HOME: home, NO_COLOR: "1" };
+  const env = { ...process.env, OPENCLAW_HOME: home, HOME: home, NO_COLOR: "1", OPENCLAW_DISABLE_BONJOUR: "1" }; // nothing on the LAN
   const child = spawn(OPENCLAW, ["gateway", "run", "--port", String(port), "--bind", "loopback", "--auth", "token", "--token", token], {
     env,
     cwd: home,
