@@ -1,0 +1,347 @@
+"""Does a semantic component that needs no download, key or GPU improve recall? Two are tried against today's
+ranking and plain bm25, in the same run, on the same index.
+
+- ``prf``: pseudo-relevance feedback (RM3-like). The query is ranked as ``recall`` ranks it; the words that
+  distinguish its ``FEEDBACK`` best pieces (their share of each piece, times the word's idf from the index's own
+  vocabulary) are asked for in a second bm25 query, and each row's bm25 becomes ``bm25 + BETA * bm25 of the
+  expansion``; the re-ranking (entity, period, neighbours) then runs as usual.
+- ``cooc``: word associations learned from the memory itself. For every pair of words that occur within
+  ``WINDOW`` lines of each other in a daily-note block (or in one fact or section), positive pointwise mutual
+  information over those windows, in pure Python; the query's words' strongest associates are the expansion,
+  fused the same way. Unlike feedback it can reach words that none of the first hits holds, such as the answer
+  two turns after the question that named the topic.
+
+FTS5's ``trigram`` tokenizer (typos, substrings) was left out: no question of either set has a typo, porter
+stemming already matches the word forms they use, and it would add a second full-text table to the index.
+
+Usage: ``.venv/bin/python benchmarks/recall_semantic.py`` prints, per variant, recall@5 and recall@10 per
+question kind of ``benchmarks/recall_eval.py``'s set and what the variant adds to a query's time, paired query
+by query against today's ranking. ``--dir DIR`` (a tree ``benchmarks/recall.py --dir DIR`` left) adds recall@5 on
+``--quality`` questions drawn from that generated memory, the time to learn ``cooc``'s associations there, and
+the in-process percentiles on its queries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import re
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from recall import WORD, _found, pct, plain_bm25, queries
+from recall_eval import build as build_eval
+
+from vaultsync import config as configmod
+from vaultsync.app.init import init_vault
+from vaultsync.app.recall import (
+    CANDIDATES,
+    PERIOD_CANDIDATES,
+    RecallOptions,
+    _candidates,
+    _question,
+    plan_terms,
+    refresh,
+    search,
+)
+from vaultsync.core import rank
+from vaultsync.core.periods import period
+from vaultsync.state.files import StateFiles
+from vaultsync.state.recall import Candidate, Doc, Filters, RecallIndex
+from vaultsync.state.recall_query import STOPWORDS, Term, terms
+
+FEEDBACK = 5  # best pieces whose words feed ``prf``
+EXPAND = 5  # expansion words asked for
+BETAS = (0.1, 0.3, 0.5)  # weights of the expansion's bm25 tried
+WINDOW = 2  # ``cooc``: lines either side of a daily-note line that count as its context
+MIN_PAIR = 2  # ``cooc``: a pair seen fewer times is noise
+COMMON = 0.2  # a word in more than this share of the pieces is neither expanded from nor into
+TOKEN = re.compile(r"[^\W\d_]{3,}")
+Where = tuple[str, tuple[int, int] | None, str | None]  # path, lines, fact id: what evidence is matched against
+Wanted = tuple[str, None, str | None] | tuple[str, int]  # a fact (path, -, id) or a daily line (path, first line)
+
+
+@dataclass
+class Associations:
+    """``cooc``'s model: for each word, its associates by PPMI, strongest first."""
+
+    near: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    seconds: float = 0.0
+    pairs: int = 0
+
+
+def words_of(text: str) -> set[str]:
+    return {w for w in TOKEN.findall(text.lower()) if w not in STOPWORDS}
+
+
+def learn(index: RecallIndex, keep: int = 20) -> Associations:
+    """PPMI over co-occurrence windows: a daily-note line with the ``WINDOW`` lines either side of it in its block,
+    any other piece alone. Words in more than ``COMMON`` of the pieces (names, "going") carry no topic."""
+    started = time.perf_counter()
+    rows = index.db.execute("SELECT id, kind, source, names, body FROM docs ORDER BY id").fetchall()
+    bags = [words_of(body) for *_, body in rows]
+    df: Counter[str] = Counter(w for bag in bags for w in bag)
+    ceiling = COMMON * len(rows)
+    bags = [{w for w in bag if 1 < df[w] <= ceiling} for bag in bags]
+    single: Counter[str] = Counter()
+    pair: Counter[tuple[str, str]] = Counter()
+    windows = 0
+    for at, (_, kind, source, names, _) in enumerate(rows):
+        context = set(bags[at])
+        if kind == "daily":
+            for step in range(-WINDOW, WINDOW + 1):
+                other = at + step
+                if step and 0 <= other < len(rows) and rows[other][2] == source and rows[other][3] == names:
+                    context |= bags[other]
+        if not bags[at]:
+            continue
+        windows += 1
+        single.update(bags[at])
+        pair.update((w, c) for w in bags[at] for c in context if c != w)
+    near: dict[str, list[tuple[str, float]]] = {}
+    for (w, c), n in pair.items():
+        if n < MIN_PAIR:
+            continue
+        score = math.log(n * windows / (single[w] * df[c] or 1))
+        if score > 0:
+            near.setdefault(w, []).append((c, score))
+    # Ties broken by the word: sets iterate in an order that changes between runs.
+    model = Associations({w: sorted(v, key=lambda x: (-x[1], x[0]))[:keep] for w, v in near.items()}, len(pair))
+    model.seconds = time.perf_counter() - started
+    return model
+
+
+Expander = Callable[[RecallIndex, list[Term], list[rank.Ranked]], list[str]]
+
+
+def feedback(index: RecallIndex, query_terms: list[Term], ranked: list[rank.Ranked]) -> list[str]:
+    """RM3's choice of words: summed over the best pieces, each word's share of the piece times its idf."""
+    asked = {t.word for t in query_terms}
+    total = max(1, index.doc_count())
+    weight: Counter[str] = Counter()
+    for r in ranked[:FEEDBACK]:
+        found = [w for w in TOKEN.findall(r.doc.body.lower()) if w not in STOPWORDS and w not in asked]
+        for w, n in Counter(found).items():
+            weight[w] += n / len(found)
+    df = index.doc_freqs(list(weight))
+    scored = {w: s * math.log(total / df[w]) for w, s in weight.items() if 0 < df[w] <= COMMON * total}
+    return sorted(scored, key=lambda w: (-scored[w], w))[:EXPAND]
+
+
+def associates(model: Associations, balanced: bool = False) -> Expander:
+    """The words most associated with the query's, summed over its words; ``balanced``: each word of the query
+    that has associates gets an equal share of the ``EXPAND`` words, so that a question about two topics
+    (multi-hop) is not expanded towards the one with more words."""
+
+    def expand(index: RecallIndex, query_terms: list[Term], ranked: list[rank.Ranked]) -> list[str]:
+        asked = [t.word for t in query_terms]
+        if balanced:
+            lists = [[w for w, _ in model.near.get(word, []) if w not in asked] for word in asked]
+            lists = [found for found in lists if found]
+            share = math.ceil(EXPAND / len(lists)) if lists else 0
+            return list(dict.fromkeys(w for found in lists for w in found[:share]))
+        weight: dict[str, float] = {}
+        for word in asked:
+            for other, score in model.near.get(word, []):
+                if other not in asked:
+                    weight[other] = weight.get(other, 0.0) + score
+        return sorted(weight, key=lambda w: (-weight[w], w))[:EXPAND]
+
+    return expand
+
+
+def ranked(
+    index: RecallIndex, text: str, options: RecallOptions, expand: Expander | None, beta: float, reach: bool = False
+) -> list[Where]:
+    """``search`` without filters, with an expansion fused into each row's bm25 before re-ranking. With ``reach``
+    the expansion only re-scores: it adds to the candidates and the lines next to them, and brings in no row of
+    its own."""
+    query_terms = terms(text)
+    named = period(text, date.fromisoformat(options.today) if options.today else date.today())
+    if named is not None and named.relative:
+        query_terms = terms(text[: named.start] + " " + text[named.end :]) or query_terms
+    plan = plan_terms(index, query_terms)
+    if not plan.terms:
+        return []
+    found = _candidates(index, query_terms, plan, Filters(), CANDIDATES)
+    span = index.span(named.first, named.last) if named else None
+    if span and named:
+        for c in index.search(plan.terms, Filters(), PERIOD_CANDIDATES, rows=span):
+            if named.holds(c.doc.ts):
+                found.setdefault(c.doc, c)
+    q = _question(index, text, query_terms, named, options.person)
+
+    def order(found: dict[Doc, Candidate]) -> list[rank.Ranked]:
+        candidates = list(found.values())
+        scored = rank.rank(candidates, index.rows(rank.neighbour_ids(candidates)), q)
+        return rank.order(scored, q, options.recency)
+
+    out = order(found)
+    if expand is not None and beta:
+        extra = terms(" ".join(expand(index, query_terms, out)))
+        near = {c.id for c in found.values()} | rank.neighbour_ids(list(found.values()))
+        for c in index.search(extra, Filters(), CANDIDATES) if extra else []:
+            was = found.get(c.doc)
+            if reach and was is None and c.id not in near:
+                continue
+            found[c.doc] = Candidate(c.doc, (was.relevance if was else 0.0) + beta * c.relevance, c.id)
+        out = order(found)
+    return [_where(r.doc) for r in out[: options.limit]]
+
+
+def _where(doc: Doc) -> Where:
+    lines = (doc.first_line, doc.last_line) if doc.first_line and doc.last_line else None
+    return doc.path, lines if doc.kind != "fact" else None, doc.fact_id
+
+
+Ranker = Callable[[RecallIndex, str, RecallOptions], list[Where]]
+
+
+def variants(model: Associations) -> dict[str, Ranker]:
+    def today(index: RecallIndex, text: str, options: RecallOptions) -> list[Where]:
+        return [(h.path, h.lines, h.id) for h in search(index, text, options).hits]
+
+    found: dict[str, Ranker] = {"vaultsync": today}
+    for beta in BETAS:
+        found[f"prf {beta}"] = lambda i, t, o, b=beta: ranked(i, t, o, feedback, b)
+        found[f"cooc {beta}"] = lambda i, t, o, b=beta: ranked(i, t, o, associates(model), b)
+        found[f"prf {beta} reach"] = lambda i, t, o, b=beta: ranked(i, t, o, feedback, b, reach=True)
+        found[f"cooc {beta} reach"] = lambda i, t, o, b=beta: ranked(i, t, o, associates(model), b, reach=True)
+        found[f"cooc {beta} balanced"] = lambda i, t, o, b=beta: ranked(i, t, o, associates(model, True), b)
+    return found
+
+
+def timed(run: Ranker, index: RecallIndex, text: str, options: RecallOptions, repeat: int) -> tuple[float, list[Where]]:
+    """The fastest of ``repeat`` runs (a pause of another process lands on one run) and the hits."""
+    best, hits = math.inf, []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        hits = run(index, text, options)
+        best = min(best, time.perf_counter() - started)
+    return best, hits
+
+
+def evaluation(repeat: int) -> None:
+    """recall@5/@10 per kind for each variant and plain bm25, and each variant's added time per query."""
+    root = Path(tempfile.mkdtemp(prefix="vaultsync-semantic-"))
+    questions = build_eval(root / "mem")
+    today = json.loads((root / "mem/questions.json").read_text(encoding="utf-8"))["today"]
+    init_vault(root / "mem/workspace", root / "mem/life", root / "vault", root / "config.toml")
+    cfg = configmod.load(root / "config.toml")
+    StateFiles(cfg.state_dir).recall.unlink(missing_ok=True)
+    index = refresh(cfg)
+    model = learn(index)
+    print(f"evaluation set: {len(questions)} questions, cooc learned {model.pairs} pairs in {model.seconds:.2f} s")
+    where = {
+        i: (p, (a, b) if a else None, f)
+        for i, p, a, b, f in index.db.execute("SELECT id, path, first_line, last_line, fact_id FROM docs")
+    }
+    options = RecallOptions(limit=10, today=today)
+    scores: dict[str, dict[str, list[tuple[float, float]]]] = {}
+    times: dict[str, list[float]] = {}
+    for q in questions:
+        words = [w for w in re.findall(r"[^\W_]+", q.text.lower()) if w not in STOPWORDS]
+        base = [where[i] for i in plain_bm25(index.db, " ".join(words), 10)]
+        scores.setdefault("plain bm25", {}).setdefault(q.kind, []).append(_hits(q.evidence, base))
+        for name, run in variants(model).items():
+            seconds, hits = timed(run, index, q.text, options, repeat)
+            scores.setdefault(name, {}).setdefault(q.kind, []).append(_hits(q.evidence, hits))
+            times.setdefault(name, []).append(seconds)
+    index.close()
+    print(table(scores, times))
+
+
+def _hits(evidence: list[list[str]], hits: Sequence[Where]) -> tuple[float, float]:
+    return _found(evidence, list(hits), 5), _found(evidence, list(hits), 10)
+
+
+def table(scores: dict[str, dict[str, list[tuple[float, float]]]], times: dict[str, list[float]]) -> str:
+    """One row per variant: recall@5/@10 per kind and overall; the added time, paired against today's ranking."""
+    kinds = sorted({k for by_kind in scores.values() for k in by_kind})
+    head = "| variant | " + " | ".join(kinds) + " | overall | added ms p50 / p95 |"
+    lines = [head, "|" + " --- |" * (len(kinds) + 3), "(each cell: recall@5 / recall@10)"]
+    for name, by_kind in scores.items():
+        every = [x for k in kinds for x in by_kind[k]]
+        cells = [_cell(by_kind[k]) for k in kinds] + [_cell(every)]
+        added = ""
+        if name in times and name != "vaultsync":
+            diff = [a - b for a, b in zip(times[name], times["vaultsync"], strict=True)]
+            added = f"{pct(diff, 0.5):.2f} / {pct(diff, 0.95):.2f}"
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {added} |")
+    return "\n".join(lines)
+
+
+def _cell(pairs: list[tuple[float, float]]) -> str:
+    return f"{sum(a for a, _ in pairs) / len(pairs):.3f} / {sum(b for _, b in pairs) / len(pairs):.3f}"
+
+
+def generated(tree: Path, n: int, repeat: int) -> None:
+    """On the generated memory ``benchmarks/recall.py --dir`` left: recall@5 on ``n`` questions made of three words
+    of a fact or daily line (as ``recall.py``'s quality), and in-process percentiles on its 300 queries."""
+    os.environ.update(GIT_CONFIG_GLOBAL=str(tree / "gitconfig"), GIT_CONFIG_NOSYSTEM="1")
+    cfg = configmod.load(tree / "config.toml")
+    index = refresh(cfg)
+    model = learn(index)
+    print(f"generated memory: {index.doc_count()} pieces, cooc learned {model.pairs} pairs in {model.seconds:.1f} s")
+    rng = random.Random(7)
+    rows = index.db.execute(
+        "SELECT id, body, kind, fact_id, path, first_line FROM docs WHERE kind IN ('fact', 'daily') "
+        "AND coalesce(status, '') != 'superseded' ORDER BY id"
+    ).fetchall()
+    rows = rng.sample(rows, min(len(rows), n * 3))
+    asked: list[tuple[str, Wanted]] = []
+    for _, body, kind, fact_id, path, first in rows:
+        words = [w for w in dict.fromkeys(WORD.findall(body.lower())) if w not in STOPWORDS]
+        if len(words) >= 3:
+            asked.append((" ".join(rng.sample(words, 3)), (path, None, fact_id) if kind == "fact" else (path, first)))
+        if len(asked) >= n:
+            break
+    bodies = rng.sample([r[0] for r in index.db.execute("SELECT body FROM docs ORDER BY id")], 2000)
+    speed = [q for _, q in queries(bodies, 300, rng)]
+    scores: dict[str, dict[str, list[tuple[float, float]]]] = {}
+    times: dict[str, list[float]] = {}
+    options = RecallOptions(limit=10)
+    for name, run in variants(model).items():
+        for text, wanted in asked:
+            hits = run(index, text, options)
+            found = [any(_same(wanted, h) for h in hits[:k]) for k in (5, 10)]
+            scores.setdefault(name, {}).setdefault("three words", []).append((float(found[0]), float(found[1])))
+        for text in speed:
+            times.setdefault(name, []).append(timed(run, index, text, options, repeat)[0])
+    index.close()
+    print(table(scores, times))
+    for name, values in times.items():
+        print(f"{name}: in-process p50 {pct(values, 0.5):.2f} ms, p95 {pct(values, 0.95):.2f} ms")
+
+
+def _same(wanted: Wanted, hit: Where) -> bool:
+    """A fact by its path and id, a daily-note line by its path and first line (as ``recall.py``'s quality)."""
+    if len(wanted) == 3:
+        return hit[0] == wanted[0] and hit[1] is None and hit[2] == wanted[2]
+    return hit[0] == wanted[0] and hit[1] is not None and hit[1][0] == wanted[1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dir", type=Path, help="a tree benchmarks/recall.py --dir left: also measure there")
+    parser.add_argument("--quality", type=int, default=1000, help="questions drawn from the generated memory")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each timed query; the fastest counts")
+    args = parser.parse_args(argv)
+    evaluation(args.repeat)
+    if args.dir:
+        generated(args.dir, args.quality, args.repeat)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
