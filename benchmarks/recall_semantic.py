@@ -29,6 +29,7 @@ import math
 import os
 import random
 import re
+import resource
 import sys
 import tempfile
 import time
@@ -47,6 +48,7 @@ from vaultsync.app.init import init_vault
 from vaultsync.app.recall import (
     CANDIDATES,
     PERIOD_CANDIDATES,
+    ROWS,
     RecallOptions,
     _candidates,
     _question,
@@ -58,7 +60,7 @@ from vaultsync.core import rank
 from vaultsync.core.periods import period
 from vaultsync.state.files import StateFiles
 from vaultsync.state.recall import Candidate, Doc, Filters, RecallIndex
-from vaultsync.state.recall_query import STOPWORDS, Term, terms
+from vaultsync.state.recall_query import STOPWORDS, UNSPACED_RUN, Term, terms
 
 FEEDBACK = 5  # best pieces whose words feed ``prf``
 EXPAND = 5  # expansion words asked for
@@ -78,16 +80,20 @@ class Associations:
     near: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     seconds: float = 0.0
     pairs: int = 0
+    peak_mb: float = 0.0  # how far learning raised the process's peak RSS
 
 
 def words_of(text: str) -> set[str]:
-    return {w for w in TOKEN.findall(text.lower()) if w not in STOPWORDS}
+    """The words of ``text`` worth associating: no stop words, digits or unspaced scripts (their pairs of
+    characters are no words)."""
+    return {w for w in TOKEN.findall(UNSPACED_RUN.sub(" ", text.lower())) if w not in STOPWORDS}
 
 
 def learn(index: RecallIndex, keep: int = 20) -> Associations:
     """PPMI over co-occurrence windows: a daily-note line with the ``WINDOW`` lines either side of it in its block,
     any other piece alone. Words in more than ``COMMON`` of the pieces (names, "going") carry no topic."""
     started = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     rows = index.db.execute("SELECT id, kind, source, names, body FROM docs ORDER BY id").fetchall()
     bags = [words_of(body) for *_, body in rows]
     df: Counter[str] = Counter(w for bag in bags for w in bag)
@@ -116,9 +122,14 @@ def learn(index: RecallIndex, keep: int = 20) -> Associations:
         if score > 0:
             near.setdefault(w, []).append((c, score))
     # Ties broken by the word: sets iterate in an order that changes between runs.
-    model = Associations({w: sorted(v, key=lambda x: (-x[1], x[0]))[:keep] for w, v in near.items()}, len(pair))
+    model = Associations({w: sorted(v, key=lambda x: (-x[1], x[0]))[:keep] for w, v in near.items()}, pairs=len(pair))
     model.seconds = time.perf_counter() - started
+    model.peak_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024  # Linux counts in KiB
     return model
+
+
+def _learned(model: Associations) -> str:
+    return f"{model.pairs} pairs in {model.seconds:.2f} s, peak RSS +{model.peak_mb:.0f} MB"
 
 
 Expander = Callable[[RecallIndex, list[Term], list[rank.Ranked]], list[str]]
@@ -130,7 +141,7 @@ def feedback(index: RecallIndex, query_terms: list[Term], ranked: list[rank.Rank
     total = max(1, index.doc_count())
     weight: Counter[str] = Counter()
     for r in ranked[:FEEDBACK]:
-        found = [w for w in TOKEN.findall(r.doc.body.lower()) if w not in STOPWORDS and w not in asked]
+        found = [w for w in TOKEN.findall(UNSPACED_RUN.sub(" ", r.doc.body.lower())) if w not in STOPWORDS | asked]
         for w, n in Counter(found).items():
             weight[w] += n / len(found)
     df = index.doc_freqs(list(weight))
@@ -188,9 +199,11 @@ def ranked(
 
     out = order(found)
     if expand is not None and beta:
-        extra = terms(" ".join(expand(index, query_terms, out)))
+        # Bounded as the first query is: common words dropped, at most the newest ``ROWS`` matches scored.
+        extra = plan_terms(index, terms(" ".join(expand(index, query_terms, out))))
         near = {c.id for c in found.values()} | rank.neighbour_ids(list(found.values()))
-        for c in index.search(extra, Filters(), CANDIDATES) if extra else []:
+        newest = ROWS if extra.matches > ROWS else 0
+        for c in index.search(extra.terms, Filters(), CANDIDATES, newest=newest) if extra.terms else []:
             was = found.get(c.doc)
             if reach and was is None and c.id not in near:
                 continue
@@ -241,7 +254,7 @@ def evaluation(repeat: int) -> None:
     StateFiles(cfg.state_dir).recall.unlink(missing_ok=True)
     index = refresh(cfg)
     model = learn(index)
-    print(f"evaluation set: {len(questions)} questions, cooc learned {model.pairs} pairs in {model.seconds:.2f} s")
+    print(f"evaluation set: {len(questions)} questions, cooc learned {_learned(model)}")
     where = {
         i: (p, (a, b) if a else None, f)
         for i, p, a, b, f in index.db.execute("SELECT id, path, first_line, last_line, fact_id FROM docs")
@@ -292,7 +305,7 @@ def generated(tree: Path, n: int, repeat: int) -> None:
     cfg = configmod.load(tree / "config.toml")
     index = refresh(cfg)
     model = learn(index)
-    print(f"generated memory: {index.doc_count()} pieces, cooc learned {model.pairs} pairs in {model.seconds:.1f} s")
+    print(f"generated memory: {index.doc_count()} pieces, cooc learned {_learned(model)}")
     rng = random.Random(7)
     rows = index.db.execute(
         "SELECT id, body, kind, fact_id, path, first_line FROM docs WHERE kind IN ('fact', 'daily') "
