@@ -220,7 +220,9 @@ def _where(doc: Doc) -> Where:
 Ranker = Callable[[RecallIndex, str, RecallOptions], list[Where]]
 
 
-def variants(model: Associations) -> dict[str, Ranker]:
+def variants(model: Associations, only: str = "") -> dict[str, Ranker]:
+    """Today's ranking and each variant whose name holds the pattern ``only`` (all of them when empty)."""
+
     def today(index: RecallIndex, text: str, options: RecallOptions) -> list[Where]:
         return [(h.path, h.lines, h.id) for h in search(index, text, options).hits]
 
@@ -231,7 +233,7 @@ def variants(model: Associations) -> dict[str, Ranker]:
         found[f"prf {beta} reach"] = lambda i, t, o, b=beta: ranked(i, t, o, feedback, b, reach=True)
         found[f"cooc {beta} reach"] = lambda i, t, o, b=beta: ranked(i, t, o, associates(model), b, reach=True)
         found[f"cooc {beta} balanced"] = lambda i, t, o, b=beta: ranked(i, t, o, associates(model, True), b)
-    return found
+    return {name: run for name, run in found.items() if name == "vaultsync" or re.search(only, name)}
 
 
 def timed(run: Ranker, index: RecallIndex, text: str, options: RecallOptions, repeat: int) -> tuple[float, list[Where]]:
@@ -244,7 +246,7 @@ def timed(run: Ranker, index: RecallIndex, text: str, options: RecallOptions, re
     return best, hits
 
 
-def evaluation(repeat: int) -> None:
+def evaluation(repeat: int, only: str) -> None:
     """recall@5/@10 per kind for each variant and plain bm25, and each variant's added time per query."""
     root = Path(tempfile.mkdtemp(prefix="vaultsync-semantic-"))
     questions = build_eval(root / "mem")
@@ -262,11 +264,17 @@ def evaluation(repeat: int) -> None:
     options = RecallOptions(limit=10, today=today)
     scores: dict[str, dict[str, list[tuple[float, float]]]] = {}
     times: dict[str, list[float]] = {}
+    # The variants re-rank with a copy of ``search``'s steps: without an expansion it must give its very hits.
+    same = sum(
+        ranked(index, q.text, options, None, 0.0) == variants(model)["vaultsync"](index, q.text, options)
+        for q in questions
+    )
+    print(f"the copy of search without an expansion: the same hits on {same} of {len(questions)} questions")
     for q in questions:
         words = [w for w in re.findall(r"[^\W_]+", q.text.lower()) if w not in STOPWORDS]
         base = [where[i] for i in plain_bm25(index.db, " ".join(words), 10)]
         scores.setdefault("plain bm25", {}).setdefault(q.kind, []).append(_hits(q.evidence, base))
-        for name, run in variants(model).items():
+        for name, run in variants(model, only).items():
             seconds, hits = timed(run, index, q.text, options, repeat)
             scores.setdefault(name, {}).setdefault(q.kind, []).append(_hits(q.evidence, hits))
             times.setdefault(name, []).append(seconds)
@@ -298,7 +306,7 @@ def _cell(pairs: list[tuple[float, float]]) -> str:
     return f"{sum(a for a, _ in pairs) / len(pairs):.3f} / {sum(b for _, b in pairs) / len(pairs):.3f}"
 
 
-def generated(tree: Path, n: int, repeat: int) -> None:
+def generated(tree: Path, n: int, repeat: int, only: str) -> None:
     """On the generated memory ``benchmarks/recall.py --dir`` left: recall@5 on ``n`` questions made of three words
     of a fact or daily line (as ``recall.py``'s quality), and in-process percentiles on its 300 queries."""
     os.environ.update(GIT_CONFIG_GLOBAL=str(tree / "gitconfig"), GIT_CONFIG_NOSYSTEM="1")
@@ -324,12 +332,18 @@ def generated(tree: Path, n: int, repeat: int) -> None:
     scores: dict[str, dict[str, list[tuple[float, float]]]] = {}
     times: dict[str, list[float]] = {}
     options = RecallOptions(limit=10)
-    for name, run in variants(model).items():
+    today = variants(model)["vaultsync"]
+    same = sum(ranked(index, text, options, None, 0.0) == today(index, text, options) for text, _ in asked[:200])
+    print(f"the copy of search without an expansion: the same hits on {same} of {len(asked[:200])} questions")
+    chosen = variants(model, only)
+    for name, run in chosen.items():
         for text, wanted in asked:
             hits = run(index, text, options)
             found = [any(_same(wanted, h) for h in hits[:k]) for k in (5, 10)]
             scores.setdefault(name, {}).setdefault("three words", []).append((float(found[0]), float(found[1])))
-        for text in speed:
+    # Each query by every variant in turn, so that the machine's load changes between queries, not variants.
+    for text in speed:
+        for name, run in chosen.items():
             times.setdefault(name, []).append(timed(run, index, text, options, repeat)[0])
     index.close()
     print(table(scores, times))
@@ -349,10 +363,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dir", type=Path, help="a tree benchmarks/recall.py --dir left: also measure there")
     parser.add_argument("--quality", type=int, default=1000, help="questions drawn from the generated memory")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each timed query; the fastest counts")
+    parser.add_argument("--only", default="", help="the variants whose name holds this pattern (e.g. 'balanced')")
     args = parser.parse_args(argv)
-    evaluation(args.repeat)
+    evaluation(args.repeat, args.only)
     if args.dir:
-        generated(args.dir, args.quality, args.repeat)
+        generated(args.dir, args.quality, args.repeat, args.only)
     return 0
 
 
