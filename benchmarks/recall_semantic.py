@@ -1,24 +1,29 @@
-"""Does a semantic component that needs no download, key or GPU improve recall? Two are tried against today's
-ranking and plain bm25, in the same run, on the same index.
+"""Does a semantic component that needs no download, key or GPU improve recall? Two kinds are tried against today's
+ranking (``vaultsync``, ``search`` as it is) and plain bm25, in the same run, on the same index. Both are pure
+Python over the index (numpy is no dependency) and ask a second bm25 query of ``EXPAND`` words, bounded as the
+first one is, whose score is added to each row's bm25 (``bm25 + beta * bm25 of the expansion``, beta in
+``BETAS``) before the re-ranking (entity, period, neighbours) runs as usual:
 
-- ``prf``: pseudo-relevance feedback (RM3-like). The query is ranked as ``recall`` ranks it; the words that
-  distinguish its ``FEEDBACK`` best pieces (their share of each piece, times the word's idf from the index's own
-  vocabulary) are asked for in a second bm25 query, and each row's bm25 becomes ``bm25 + BETA * bm25 of the
-  expansion``; the re-ranking (entity, period, neighbours) then runs as usual.
-- ``cooc``: word associations learned from the memory itself. For every pair of words that occur within
-  ``WINDOW`` lines of each other in a daily-note block (or in one fact or section), positive pointwise mutual
-  information over those windows, in pure Python; the query's words' strongest associates are the expansion,
-  fused the same way. Unlike feedback it can reach words that none of the first hits holds, such as the answer
-  two turns after the question that named the topic.
+- ``prf beta``: pseudo-relevance feedback (RM3-like). The expansion is the words that distinguish the query's
+  ``FEEDBACK`` best pieces: each word's share of each piece, times its idf from the index's own vocabulary.
+- ``cooc beta``: word associations learned from the memory itself: positive pointwise mutual information of the
+  words within ``WINDOW`` lines of each other in a daily-note block (or in one fact or section). The expansion is
+  the query's words' strongest associates. Unlike feedback it can reach words none of the first hits holds, such
+  as the answer two turns after the question that named the topic. ``cooc beta balanced`` gives each query word
+  an equal share of the expansion, so that a question about two topics is not pulled towards one.
+- ``... reach``: the expansion only re-scores the candidates and the lines next to them; it brings in no row.
 
 FTS5's ``trigram`` tokenizer (typos, substrings) was left out: no question of either set has a typo, porter
 stemming already matches the word forms they use, and it would add a second full-text table to the index.
 
-Usage: ``.venv/bin/python benchmarks/recall_semantic.py`` prints, per variant, recall@5 and recall@10 per
-question kind of ``benchmarks/recall_eval.py``'s set and what the variant adds to a query's time, paired query
-by query against today's ranking. ``--dir DIR`` (a tree ``benchmarks/recall.py --dir DIR`` left) adds recall@5 on
-``--quality`` questions drawn from that generated memory, the time to learn ``cooc``'s associations there, and
-the in-process percentiles on its queries.
+What it found, and why none of it is in ``vaultsync``: docs/recall.md, "The evaluation set".
+
+Usage: ``.venv/bin/python benchmarks/recall_semantic.py [--only PATTERN]`` prints, per variant, recall@5 and
+recall@10 per question kind of ``benchmarks/recall_eval.py``'s set and what the variant adds to a query's time,
+paired query by query against today's ranking (about ten seconds). ``--dir DIR`` (the trees
+``benchmarks/recall.py --dir DIR`` left) adds recall@5/@10 on ``--quality`` questions drawn from that generated
+memory, the time and memory ``cooc``'s learning takes there, and the in-process percentiles on its queries
+(about five minutes at 50k facts with every variant).
 """
 
 from __future__ import annotations
