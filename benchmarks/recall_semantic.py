@@ -177,11 +177,18 @@ def associates(model: Associations, balanced: bool = False) -> Expander:
 
 
 def ranked(
-    index: RecallIndex, text: str, options: RecallOptions, expand: Expander | None, beta: float, reach: bool = False
+    index: RecallIndex,
+    text: str,
+    options: RecallOptions,
+    expand: Expander | None,
+    beta: float,
+    reach: bool = False,
+    local: bool = False,
 ) -> list[Where]:
     """``search`` without filters, with an expansion fused into each row's bm25 before re-ranking. With ``reach``
     the expansion only re-scores: it adds to the candidates and the lines next to them, and brings in no row of
-    its own."""
+    its own. With ``local`` no second query is asked: the expansion words a candidate or a line next to one holds
+    add their idf, counted in Python."""
     query_terms = terms(text)
     named = period(text, date.fromisoformat(options.today) if options.today else date.today())
     if named is not None and named.relative:
@@ -203,7 +210,19 @@ def ranked(
         return rank.order(scored, q, options.recency)
 
     out = order(found)
-    if expand is not None and beta:
+    if expand is not None and beta and local:
+        words = set(expand(index, query_terms, out))
+        df = index.doc_freqs(sorted(words))
+        total = max(1, index.doc_count())
+        rows = index.rows(rank.neighbour_ids(list(found.values())))
+        rows.update({c.id: c.doc for c in found.values()})
+        for row, doc in rows.items():
+            score = sum(math.log(total / df[w]) for w in words_of(doc.body) & words if df[w])
+            was = found.get(doc)
+            if score and (was is not None or not _dup(found, row)):
+                found[doc] = Candidate(doc, (was.relevance if was else 0.0) + beta * score, row)
+        out = order(found)
+    elif expand is not None and beta:
         # Bounded as the first query is: common words dropped, at most the newest ``ROWS`` matches scored.
         extra = plan_terms(index, terms(" ".join(expand(index, query_terms, out))))
         near = {c.id for c in found.values()} | rank.neighbour_ids(list(found.values()))
@@ -215,6 +234,10 @@ def ranked(
             found[c.doc] = Candidate(c.doc, (was.relevance if was else 0.0) + beta * c.relevance, c.id)
         out = order(found)
     return [_where(r.doc) for r in out[: options.limit]]
+
+
+def _dup(found: dict[Doc, Candidate], row: int) -> bool:
+    return any(c.id == row for c in found.values())
 
 
 def _where(doc: Doc) -> Where:
@@ -238,6 +261,9 @@ def variants(model: Associations, only: str = "") -> dict[str, Ranker]:
         found[f"prf {beta} reach"] = lambda i, t, o, b=beta: ranked(i, t, o, feedback, b, reach=True)
         found[f"cooc {beta} reach"] = lambda i, t, o, b=beta: ranked(i, t, o, associates(model), b, reach=True)
         found[f"cooc {beta} balanced"] = lambda i, t, o, b=beta: ranked(i, t, o, associates(model, True), b)
+        found[f"cooc {beta} balanced local"] = lambda i, t, o, b=beta: ranked(
+            i, t, o, associates(model, True), b, local=True
+        )
     return {name: run for name, run in found.items() if name == "vaultsync" or re.search(only, name)}
 
 
