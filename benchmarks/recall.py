@@ -32,10 +32,9 @@ from vaultsync.app.recall import (
     RecallOptions,
     _candidates,
     plan_terms,
-    refresh,
-    refresh_after_pass,
     search,
 )
+from vaultsync.app.recall_refresh import refresh, refresh_after_pass
 from vaultsync.app.sync import sync
 from vaultsync.state.files import StateFiles
 from vaultsync.state.recall import Filters, RecallIndex

@@ -22,7 +22,8 @@ from recall import pct, queries
 from serving import running_serve
 
 from vaultsync import config as configmod
-from vaultsync.app.recall import RecallOptions, refresh, search
+from vaultsync.app.recall import RecallOptions, search
+from vaultsync.app.recall_refresh import refresh
 
 
 def main() -> None:

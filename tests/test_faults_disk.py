@@ -6,6 +6,7 @@ root (the test suite runs as root in CI); elsewhere these tests are skipped, say
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -20,6 +21,8 @@ import pytest
 from helpers_crash import is_temp, torn_files, tree
 from helpers_server import AUTH, running_server
 from helpers_twoway import EXAMPLE, SARAH, Env, clone, isolate_git
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 
 from vaultsync import config as configmod
 from vaultsync.app.init import init_vault
@@ -141,6 +144,20 @@ def test_a_stale_git_lock_leaves_nothing_staged(env: Env, lock: str) -> None:
     assert env.git("status", "--porcelain") == ""
 
 
+async def mcp_on_a_read_only_disk(env: Env) -> tuple[bool, str]:
+    """Through the SDK's own client over stdio: whether recall found Sarah, and what remember said."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "vaultsync.cli", "mcp", "--config", str(env.config_path)],
+        env={k: v for k, v in os.environ.items() if k.startswith(("GIT_", "HOME", "XDG_", "PATH", "PYTHON"))},
+    )
+    async with Client(params) as client:
+        recalled = await client.call_tool("recall", {"query": "sarah"})
+        written = await client.call_tool("remember", {"entity": SARAH, "fact": "Sarah reads"})
+    assert written.is_error, written.content
+    return not recalled.is_error and "sarah" in recalled.content[0].text.lower(), written.content[0].text
+
+
 def test_a_read_only_vault_reads_and_refuses_writes_in_one_line(synced_template: Path, isolated: Path) -> None:
     with tmpfs(isolated / "disk", "20m") as disk:
         env = clone(synced_template, disk / "setup")
@@ -168,5 +185,7 @@ def test_a_read_only_vault_reads_and_refuses_writes_in_one_line(synced_template:
             assert httpx.get(f"{url}/recall", params={"q": "sarah"}, headers=AUTH).json()["hits"]
             write = httpx.post(f"{url}/facts", json={"entity": SARAH, "fact": "Sarah reads"}, headers=AUTH)
             assert write.status_code == 503 and "read-only" in write.json()["detail"], write.text
+        found, said = asyncio.run(mcp_on_a_read_only_disk(env))
+        assert found and said.count("\n") == 0 and "read-only" in said and str(disk) in said, said
         assert not crashes()
         assert tree(env) == files

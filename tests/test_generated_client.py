@@ -66,6 +66,8 @@ def test_a_generated_client_drives_the_api(generated: tuple[ModuleType, str]) ->
     found = recall.sync(client=client, q="keeps bees", kind="fact")
     assert isinstance(found, models.HitList)
     assert found.hits[0].id == fact.id and found.hits[0].entity == SARAH
+    why = recall.sync(client=client, q="Sarah bees", kind="fact", explain=True).hits[0].explain
+    assert isinstance(why, models.Explain) and why.bm25 > 0 and why.entity == 0.7  # the query names Sarah
 
     replaced = supersede.sync(
         fact.id, client=client, body=models.SupersedeBody(fact="Sarah Chen keeps wasps"), entity=SARAH

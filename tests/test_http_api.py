@@ -217,7 +217,7 @@ def test_openapi_document(client: TestClient) -> None:
     doc = client.get("/openapi.json").json()
     assert {"/health", "/status", "/sync", "/events", "/entities", "/facts", "/facts/{fact_id}"} <= set(doc["paths"])
     recall = {p["name"] for p in doc["paths"]["/recall"]["get"]["parameters"]}
-    assert recall == {"q", "query", "limit", "kind", "entity", "status", "since", "until", "recency"}
+    assert recall == {"q", "query", "limit", "kind", "entity", "status", "since", "until", "recency", "explain"}
     assert {p["name"] for p in doc["paths"]["/history"]["get"]["parameters"]} == {"target", "since", "limit"}
 
 
@@ -255,6 +255,25 @@ def test_recall_answers_what_the_cli_prints(client: TestClient, env: Env) -> Non
     )
 
 
+def test_recall_explains_each_hit_only_when_asked(client: TestClient, env: Env) -> None:
+    asked = {"q": "Sarah Acme", "kind": "fact", "limit": 3}
+    r = client.get("/recall", params={**asked, "explain": "true"}, headers=AUTH)
+    assert r.status_code == 200, r.text
+    explained = r.json()["hits"]
+    assert len(explained) == 3
+    assert all(set(h["explain"]) <= {"bm25", "context", "entity", "period", "when"} for h in explained)
+    for hit in explained[:2]:  # the query names Sarah: her facts come first, with the entity boost
+        assert hit["entity"] == SARAH and hit["explain"]["entity"] == 0.7, hit
+        assert 0 < hit["explain"]["bm25"] < hit["score"]
+    assert r.json() == _cli_json(env, "recall", "Sarah Acme", "--kind", "fact", "--limit", "3", "--explain")
+    plain = client.get("/recall", params=asked, headers=AUTH)
+    assert plain.json()["hits"] == [{k: v for k, v in h.items() if k != "explain"} for h in explained]
+    assert b"explain" not in plain.content
+    assert client.get("/recall", params={**asked, "explain": "false"}, headers=AUTH).content == plain.content
+    context = client.get("/context", params={"q": "Sarah Acme"}, headers=AUTH)
+    assert context.json()["hits"] and b"explain" not in context.content
+
+
 def test_history_answers_what_the_cli_prints(client: TestClient, env: Env) -> None:
     r = client.post("/facts/sarah-chen-003/supersede", json={"by": "sarah-chen-004"}, headers=AUTH)
     assert r.status_code == 200, r.text
@@ -284,6 +303,7 @@ def test_history_answers_what_the_cli_prints(client: TestClient, env: Env) -> No
         ("/recall?q=nothing-matches-this&until=soon", "until"),
         ("/recall?q=sarah&entity=nobody-at-all", "entity"),
         ("/recall?q=sarah&recency=maybe", "recency"),
+        ("/recall?q=sarah&explain=maybe", "explain"),
         ("/history?target=../../etc", "target"),
         ("/history?target=a%00b", "target"),
         ("/history?target=:(glob)**", "target"),

@@ -75,10 +75,19 @@ async def session(env: Env) -> None:
 
         assert tools["recall"].input_schema["required"] == ["query"]
         recall_args = set(tools["recall"].input_schema["properties"])
-        assert recall_args == {"query", "limit", "kind", "entity", "status", "since", "until", "recency"}
+        assert recall_args == {"query", "limit", "kind", "entity", "status", "since", "until", "recency", "explain"}
         assert "required" not in tools["history"].input_schema or not tools["history"].input_schema["required"]
         found = payload(await client.call_tool("recall", {"query": "likes coffee", "kind": ["fact"]}))
         assert found["query"] == "likes coffee" and found["hits"][0]["id"] == replaced["fact"]["id"]
+        assert all("explain" not in hit for hit in found["hits"])
+        asked = {"query": "Sarah Acme", "kind": ["fact"], "limit": 2}
+        why = payload(await client.call_tool("recall", {**asked, "explain": True}))
+        for hit in why["hits"]:  # the query names Sarah: her facts come first, with the entity boost
+            assert hit["entity"] == SARAH and hit["explain"]["entity"] == 0.7 and hit["explain"]["bm25"] > 0, hit
+        plain = payload(await client.call_tool("recall", asked))["hits"]
+        assert len(why["hits"]) == 2 and plain == [{k: v for k, v in h.items() if k != "explain"} for h in why["hits"]]
+        maybe = await client.call_tool("recall", {"query": "tea", "explain": "maybe"})
+        assert maybe.is_error and maybe.content[0].text == 'recall: explain: got "maybe"; expected true or false'
         current = payload(
             await client.call_tool("recall", {"query": "likes tea", "status": "active", "kind": ["fact"]})
         )

@@ -94,6 +94,12 @@ def test_each_answer_has_its_model(doc: dict[str, Any]) -> None:
     schemas = doc["components"]["schemas"]
     assert {"id", "entity", "record", "note", "etag"} <= set(schemas["Fact"]["required"])
     assert schemas["HitList"]["properties"]["hits"]["items"] == {"$ref": "#/components/schemas/Hit"}
+    assert {"$ref": "#/components/schemas/Explain"} in schemas["Hit"]["properties"]["explain"]["anyOf"]
+    assert "explain" not in schemas["Hit"]["required"]  # only when asked for
+    explain = schemas["Explain"]
+    parts = {"bm25", "context", "entity", "period", "when"}
+    assert explain["required"] == ["bm25"] and set(explain["properties"]) == parts
+    assert all(any(t.get("type") == "number" for t in p.get("anyOf", [p])) for p in explain["properties"].values())
     assert schemas["History"]["properties"]["changes"]["items"] == {"$ref": "#/components/schemas/Change"}
     assert "detail" in schemas["Problem"]["required"]
     health = ops["health"]["responses"]["200"]["content"]["application/json"]["schema"]

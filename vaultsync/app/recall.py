@@ -5,13 +5,11 @@ period the query names and by each daily-note line's neighbours, with what the i
 
 Every face (the command line, the HTTP API, the MCP tools) calls ``recall``; a pass calls ``refresh_after_pass``.
 The index (``vaultsync.state.recall``) is a cache of the memory tree: before each query it is brought up to date
-by re-reading only the files whose stat changed, and a missing, old or unreadable one is built again.
+(``vaultsync.app.recall_refresh``), and a missing, old or unreadable one is built again.
 """
 
 from __future__ import annotations
 
-import hashlib
-import itertools
 import threading
 import time
 from collections.abc import Mapping
@@ -20,16 +18,14 @@ from datetime import date
 from typing import Any
 
 from vaultsync.app.facts import vault_folders
+from vaultsync.app.recall_refresh import rebuild, refresh
 from vaultsync.config import Config
 from vaultsync.core import rank
 from vaultsync.core.periods import Period, period
-from vaultsync.disk import writable
 from vaultsync.errors import VaultsyncError
 from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_entity
-from vaultsync.state.files import StateFiles
-from vaultsync.state.recall import Candidate, Doc, Filters, IndexBroken, RecallIndex, open_index, scratch_index
+from vaultsync.state.recall import Candidate, Doc, Filters, IndexBroken, RecallIndex
 from vaultsync.state.recall_query import Term, name_words, terms
-from vaultsync.state.stat_walk import MemoryWalk, walk_memory
 
 KINDS = ("fact", "summary", "memory", "daily")
 CANDIDATES = 50  # rows the index ranks by bm25 before recency and status reorder them; at least the limit
@@ -41,7 +37,6 @@ RARE_ROWS = 4000  # the rarer words' matches scored when too few pieces hold eve
 ROWS = 8000  # a step matching more rows than this scores the newest this many (``RecallIndex.search``)
 MAX_NAMED = 3  # a query word naming more entities or speakers than this ("project") names none in particular
 MAX_KEPT = 5  # the rarest words kept after pruning; further ones barely move the top of the list
-PART = 500  # entities read at a time when the index is built (a tenth as many daily notes)
 # A named period also asks the index for its best rows inside the period: the words alone may not reach them.
 PERIOD_CANDIDATES = 20
 
@@ -107,99 +102,6 @@ class RecallResult:
 
     def to_json(self) -> dict[str, Any]:
         return {"query": self.query, "hits": [hit.to_json() for hit in self.hits]}
-
-
-def refresh(cfg: Config) -> RecallIndex:
-    """The index, current with the memory tree; built from scratch when missing, of another version or broken."""
-    path = StateFiles(cfg.state_dir).recall
-    if not writable(path.parent):
-        index = scratch_index()
-        _update(cfg, index)
-        return index
-    index, _ = open_index(path)
-    try:
-        _update(cfg, index)
-    except IndexBroken:
-        return rebuild(cfg, index)
-    return index
-
-
-def rebuild(cfg: Config, broken: RecallIndex) -> RecallIndex:
-    """A new index in place of one that failed a read or a query.
-
-    A damaged file can look whole where the freshness check reads (its own small table) and fail only in the
-    pages a query walks, so every caller that meets ``IndexBroken`` comes here once and asks again; the index is
-    only a cache of the memory tree, so nothing is lost by dropping it.
-    """
-    broken.close()
-    path = StateFiles(cfg.state_dir).recall
-    path.unlink(missing_ok=True)
-    index, _ = open_index(path)
-    _update(cfg, index)
-    return index
-
-
-def refresh_after_pass(cfg: Config) -> None:
-    """Keep the index current after a pass, and build it when there is none (the first import, or the first
-    pass after an upgrade or after someone deleted it), so the first query finds it ready. The build reads the
-    memory a part at a time (``PART``), within the memory a pass keeps to. A broken index is built again.
-    """
-    path = StateFiles(cfg.state_dir).recall
-    if not writable(path.parent):
-        return
-    try:
-        refresh(cfg).close()
-    except IndexBroken:
-        path.unlink(missing_ok=True)
-
-
-def _update(cfg: Config, index: RecallIndex) -> None:
-    """Re-read what changed since the index was last brought up to date.
-
-    Most queries find nothing changed. The stat walk a pass's quick check takes (``walk_memory``, every file
-    a scan may read) answers that in about a third of the time of finding the files the way a scan does, so
-    its digest is kept in the index and the scan's listing is made only when the digest moved. A walk with a
-    file too fresh to trust is not kept, so the next query looks again.
-    """
-    walk = walk_memory(cfg.workspace, cfg.life)
-    token = None if walk.racy else _digest(walk)
-    if token is not None and token == index.note("walk"):
-        return
-    _read_changed(cfg, index)
-    index.remember("walk", token)
-
-
-def _digest(walk: MemoryWalk) -> str:
-    text = "\n".join(f"{key}\0{entry}" for key, entry in sorted(walk.entries.items()))
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
-
-
-def _read_changed(cfg: Config, index: RecallIndex) -> None:
-    from vaultsync.app.recall_docs import entity_of_source, read_docs, tree_files  # only when something moved
-
-    found = tree_files(cfg)
-    known = index.file_stats()
-    changed = {p for p, st in found.stats.items() if known.get(p) != st} | (known.keys() - found.stats.keys())
-    if not changed:
-        return
-    rels: set[str] = set()
-    files: set[str] = set()
-    for source in changed:
-        rel = found.entity_of.get(source) or entity_of_source(source)
-        if rel is not None:
-            rels.add(rel)
-        else:
-            files.add(source)
-    # An entity's facts carry its name from summary.md: both of its files are indexed together.
-    sources = files | {f"life/{rel}/{name}" for rel in rels for name in ("items.json", "summary.md")}
-    present = sorted(f for f in files if f in found.stats)
-    ordered = sorted(rels)
-    # A part at a time: the index stages and sorts them itself, so a first build holds one part in memory.
-    docs = itertools.chain(
-        (d for at in range(0, len(ordered), PART) for d in read_docs(cfg, ordered[at : at + PART], [])),
-        (d for at in range(0, len(present), PART // 10) for d in read_docs(cfg, [], present[at : at + PART // 10])),
-    )
-    index.replace(sources, docs, {s: found.stats.get(s) for s in sources})
 
 
 @dataclass(frozen=True)

@@ -55,11 +55,16 @@ def tree_files(cfg: Config) -> TreeFiles:
                 found.stats[f"life/{rel}/{name}"] = st
                 found.entity_of[f"life/{rel}/{name}"] = rel
     for mem_path in listing.files:
-        root, _, rest = mem_path.partition("/")
-        st = _stat((cfg.workspace if root == "workspace" else cfg.life) / rest)
+        st = stat_of(cfg, mem_path)
         if st:
             found.stats[mem_path] = st
     return found
+
+
+def stat_of(cfg: Config, source: str) -> Stat | None:
+    """The stat now of the memory file ``source`` names (``workspace/...`` or ``life/...``); None when gone."""
+    root, _, rest = source.partition("/")
+    return _stat((cfg.workspace if root == "workspace" else cfg.life) / rest)
 
 
 def entity_of_source(source: str) -> str | None:

@@ -116,7 +116,7 @@ def write(cfg: Config, change: Change) -> Report:
     if passed and change.recall and not (report.dry_run or report.stopped or fresh):
         # What the pass left in the memory tree goes into the recall index, built here when missing so that no
         # query waits for it; the quick no-change pass with an index has nothing to add and does not import it.
-        from vaultsync.app.recall import refresh_after_pass
+        from vaultsync.app.recall_refresh import refresh_after_pass
 
         refresh_after_pass(cfg)
     return report

@@ -19,7 +19,18 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from vaultsync import __version__
-from vaultsync.api import BUDGET, PassOptions, RecallOptions, VaultsyncError, capture, entities, memory, overview, sync
+from vaultsync.api import (
+    BUDGET,
+    PassOptions,
+    RecallOptions,
+    VaultsyncError,
+    capture,
+    entities,
+    memory,
+    overview,
+    refused,
+    sync,
+)
 from vaultsync.api import context as build_context
 from vaultsync.api import history as read_history
 from vaultsync.api import recall as recall_memory
@@ -54,6 +65,12 @@ def _answer(call: Callable[[], Any]) -> dict[str, Any]:
         result = call()
     except VaultsyncError as exc:  # the family's one line, as the command line says it
         raise ToolError(exc.line()) from None
+    except Exception as exc:
+        # A full or read-only disk is the person's to fix: the same line as the command line's and HTTP's 503,
+        # where the SDK would answer only that the tool failed.
+        if why := refused(exc):
+            raise ToolError(why) from None
+        raise
     return result.to_json() if hasattr(result, "to_json") else result
 
 
@@ -167,8 +184,10 @@ def _register(server: MCPServer, cfg: Config) -> None:
         since: Annotated[str | None, Field(description="only pieces dated on or after, YYYY-MM-DD")] = None,
         until: Annotated[str | None, Field(description="only pieces dated on or before, YYYY-MM-DD")] = None,
         recency: Annotated[bool, Field(description="false: rank by relevance alone, not newer first")] = True,
+        explain: Annotated[bool, Field(description="true: each hit says its bm25 and the boosts it got")] = False,
     ) -> dict[str, Any]:
-        options = RecallOptions(limit, tuple(kind or ()), entity, status == "active", since, until, recency)
+        kinds = tuple(kind or ())
+        options = RecallOptions(limit, kinds, entity, status == "active", since, until, recency, explain=explain)
         return _answer(lambda: recall_memory(cfg, query, options))
 
     @server.tool(

@@ -146,6 +146,26 @@ class Written(_Open):
     remote: RemoteRound | None = Field(description="with a [remote]: pushed, or waiting (exit 6) and why")
 
 
+def _unset(value: object) -> bool:
+    return value is None
+
+
+def _part(description: str) -> Any:
+    """A part of an answer given only when it applies: left out, never ``null``, so an answer without it is the
+    same as before the part existed."""
+    return Field(None, exclude_if=_unset, description=description)
+
+
+class Explain(_Open):
+    """Why a hit ranks where it does (docs/recall.md, How hits are ranked): its bm25 and each part added to it."""
+
+    bm25: float = Field(description="the piece's own bm25 score in the index")
+    context: float | None = _part("the neighbouring lines' shares of their bm25, added to it")
+    entity: float | None = _part("boost: the query names an entity, speaker or the person the piece is of or names")
+    period: float | None = _part("boost: the piece is dated inside the period the query names")
+    when: float | None = _part("boost: the query asks when and the piece carries a date")
+
+
 class Hit(_Open):
     kind: str = Field(description="fact, summary, memory or daily")
     root: str
@@ -158,6 +178,7 @@ class Hit(_Open):
     vault_path: str | None
     text: str
     score: float
+    explain: Explain | None = _part("only when asked for (explain=true): the score's parts")
 
 
 class HitList(_Open):
