@@ -1,7 +1,8 @@
 """Recall and history at scale: query percentiles in-process and through the CLI, the cost of keeping the index
 current after a small change, one fact's history over a long history, and recall@5 against plain BM25.
 
-Usage: ``.venv/bin/python benchmarks/recall.py [--facts 50000] [--queries 300] [--cli-queries 40] [--dir DIR]``.
+Usage: ``.venv/bin/python benchmarks/recall.py [--facts 50000] [--queries 300] [--cli-queries 40] [--dir DIR]
+[--refresh N]``.
 It writes a tree with ``generate.py`` (1,000 daily notes at 50k facts), syncs it into a fresh vault with git's
 global config switched off, and prints one line per measurement. Percentiles, not timed tests: the machine is shared.
 """
@@ -185,6 +186,27 @@ def long_history(vault: Path, notes: list[str], commits: int, rng: random.Random
     return target
 
 
+def small_changes(cfg: configmod.Config, rounds: int) -> float:
+    """The median time of the refresh a pass makes after a small change (one entity's facts edited, one line
+    added to the newest daily note), over ``rounds`` changes, each to another entity. The files are written just
+    before, as a pass leaves them; each round waits until they are old enough for their stat to be trusted, so
+    it measures its own change only."""
+    entities = sorted(cfg.life.glob("areas/*/*/items.json"))
+    newest = sorted((cfg.workspace / "memory").glob("2*.md"))[-1]
+    spent = []
+    for n in range(rounds):
+        items = entities[n * 7 % len(entities)]
+        facts = json.loads(items.read_text(encoding="utf-8"))
+        (facts if isinstance(facts, list) else facts.get("facts", facts.get("items")))[0]["fact"] += " (checked)"
+        items.write_text(json.dumps(facts, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        newest.write_text(newest.read_text(encoding="utf-8") + f"- one more line {n}\n", encoding="utf-8")
+        started = time.perf_counter()
+        refresh_after_pass(cfg)
+        spent.append(time.perf_counter() - started)
+        time.sleep(2.1 if n + 1 < rounds else 0)
+    return round(statistics.median(spent), 3)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--facts", type=int, default=50_000)
@@ -200,6 +222,12 @@ def main() -> int:
         "change and the history (for comparing query plans on one memory)",
     )
     parser.add_argument("--eval-only", action="store_true", help="only the evaluation set's recall@k table")
+    parser.add_argument(
+        "--refresh",
+        type=int,
+        default=0,
+        help="small changes to time the refresh after (their median); with a --dir already written, none unless given",
+    )
     args = parser.parse_args()
     rng = random.Random(7)
     tmp = args.dir or Path(tempfile.mkdtemp(prefix="vaultsync-recall-"))
@@ -261,18 +289,12 @@ def main() -> int:
     result["quality"] = quality(index, rng, args.quality)
     index.close()
     if again:
+        if args.refresh:
+            result["refresh_small_change_s"] = small_changes(cfg, args.refresh)
         print(json.dumps(result, indent=2))
         return 0
 
-    items = next((tmp / "mem/life").glob("areas/*/*/items.json"))
-    facts = json.loads(items.read_text(encoding="utf-8"))
-    (facts if isinstance(facts, list) else facts.get("facts", facts.get("items")))[0]["fact"] += " (checked)"
-    items.write_text(json.dumps(facts, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    newest = sorted((tmp / "mem/workspace/memory").glob("2*.md"))[-1]
-    newest.write_text(newest.read_text(encoding="utf-8") + "- one more line\n", encoding="utf-8")
-    started = time.perf_counter()
-    refresh_after_pass(cfg)
-    result["refresh_small_change_s"] = round(time.perf_counter() - started, 3)
+    result["refresh_small_change_s"] = small_changes(cfg, max(1, args.refresh))
 
     vault = tmp / "vault"
     notes = [p.relative_to(vault).as_posix() for p in vault.glob("2 Areas/people/*/facts/*.md")][:5000]
