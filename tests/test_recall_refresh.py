@@ -50,9 +50,23 @@ class Tree:
         path.write_text(text, encoding="utf-8")
         self.age(path)
 
+    def link(self, rel: str, target: Path) -> None:
+        path = self.root / "mem" / rel
+        path.symlink_to(target)
+        self.clock += 1
+        os.utime(path, (self.clock, self.clock), follow_symlinks=False)
+
+    def link_or_unlink(self, rel: str, n: int) -> None:
+        """A link to MEMORY.md where there is none; where there is one, a plain file in its place."""
+        if (self.root / "mem" / rel).is_symlink():
+            self.remove(rel)
+            self.write(rel, f"- made a file {n}\n")
+        elif not (self.root / "mem" / rel).exists():
+            self.link(rel, self.cfg.workspace / "MEMORY.md")
+
     def remove(self, rel: str) -> None:
         path = self.root / "mem" / rel
-        if path.is_dir():
+        if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path)
         else:
             path.unlink(missing_ok=True)
@@ -143,6 +157,21 @@ def test_a_changed_layout_lists_the_tree_again(tmp_path: Path, listings: list[st
     assert "life/resources/helper/summary.md" not in {row[0] for row in contents(moved)[0]}
 
 
+def test_a_file_that_becomes_memory_is_read(tmp_path: Path) -> None:
+    """A link in the memory folder is no memory (a scan does not follow it); made a plain file, it is."""
+    tree = Tree(tmp_path)
+    tree.write("outside.md", "- the kiln cracked\n")
+    tree.link("workspace/memory/2026-12-04.md", tree.root / "mem/outside.md")
+    refresh(tree.cfg).close()
+    assert "workspace/memory/2026-12-04.md" not in {row[0] for row in contents(tree.cfg)[0]}
+
+    tree.remove("workspace/memory/2026-12-04.md")
+    tree.write("workspace/memory/2026-12-04.md", "- the kiln cracked\n")
+    refresh(tree.cfg).close()
+    assert "workspace/memory/2026-12-04.md" in {row[0] for row in contents(tree.cfg)[0]}
+    assert contents(tree.cfg) == from_scratch(tree)
+
+
 CHANGES: dict[str, Callable[[Tree, int], None]] = {
     "edit facts": lambda t, n: t.facts(ATLAS, f"Atlas revision {n}", "Pilot units ship in spring"),
     "facts of a summary-only entity": lambda t, n: t.facts(READING, f"Book number {n}"),
@@ -159,6 +188,7 @@ CHANGES: dict[str, Callable[[Tree, int], None]] = {
         if (t.root / "mem/life/areas/companies").exists()
         else None
     ),
+    "a day linked, then made a file": lambda t, n: t.link_or_unlink("workspace/memory/2027-02-01.md", n),
     "no memory": lambda t, n: t.write(f"life/projects/project-atlas/img-{n % 2}.png", f"bytes {n}"),
     "archive a month": lambda t, n: t.write(f"workspace/memory/archive/2026-0{n % 9 + 1}.md", f"# Old {n}\n\n- x\n"),
     "life note": lambda t, n: t.write("life/index.md", f"# Index\n\nRevision {n}\n"),

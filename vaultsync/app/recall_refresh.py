@@ -100,19 +100,25 @@ def _read_changed(cfg: Config, index: RecallIndex, walk: MemoryWalk, reserved: s
 
     known = index.file_stats()
     unlisted = index.unlisted()
-    new = walk.entries.keys() - known.keys() - unlisted
+    walked = {key: _walked(entry) for key, entry in walk.entries.items()}
+    new = walked.keys() - known.keys() - unlisted.keys()
+    # A file named like memory that a scan skips (a link) may be memory after a change (the link made a file).
+    moved = any(
+        key in walked and (st is None or walked[key] != st) and key.endswith((".md", *ENTITY_FILES))
+        for key, st in unlisted.items()
+    )
     stat: Callable[[str], Stat | None]
-    if index.note("reserved") != reserved or _listing_needed(cfg, new, known, walk.entries):
+    if index.note("reserved") != reserved or moved or _listing_needed(cfg, new, known, walked):
         found = tree_files(cfg)
         changed = {p for p, st in found.stats.items() if known.get(p) != st} | (known.keys() - found.stats.keys())
         stat = found.stats.get  # a file the listing did not take is no memory now, whatever is on disk
-        index.keep_unlisted(walk.entries.keys() - found.stats.keys())
+        index.keep_unlisted({key: st for key, st in walked.items() if key not in found.stats})
         index.remember("reserved", reserved)
     else:
-        changed = {p for p, st in known.items() if _walked(walk.entries.get(p)) != st} | new
+        changed = {p for p, st in known.items() if walked.get(p) != st} | new
         stat = functools.partial(stat_of, cfg)
-        if unlisted - walk.entries.keys():
-            index.keep_unlisted(unlisted & walk.entries.keys())
+        if unlisted.keys() - walked.keys():
+            index.keep_unlisted({key: st for key, st in unlisted.items() if key in walked})
     if not changed:
         return
     rels = {rel for source in changed if (rel := entity_of_source(source)) is not None}
@@ -137,13 +143,17 @@ def _walked(entry: Entry | None) -> Stat | None:
     return (int(size), int(mtime_ns), int(inode))
 
 
-def _listing_needed(cfg: Config, new: Collection[str], known: Mapping[str, Stat], walked: Mapping[str, Entry]) -> bool:
+def _listing_needed(
+    cfg: Config, new: Collection[str], known: Mapping[str, Stat], walked: Mapping[str, Stat | None]
+) -> bool:
     """Whether files appeared that only a listing of the tree can place.
 
     Two kinds of new file are placed by their name alone, which covers an agent's everyday writes: a daily
     note (``memory/YYYY-MM-DD.md``, outside a linked folder a scan refuses) and the second file of an entity
     the index holds. Anything else (a new entity folder, a file in a new folder, one a scan may skip) is left to
-    ``tree_files``. So is an entity both of whose files went: its folder may have gone or moved with them.
+    ``tree_files``. So is an entity both of whose files went: its folder may have gone or moved with them. The
+    files a listing found to be no memory are kept with their stats, and one named like memory changing (a link
+    made a file) lists again.
     """
     from vaultsync.app.recall_docs import ENTITY_FILES, entity_of_source
 

@@ -119,17 +119,23 @@ class RecallIndex:
         with self._guard():
             return {p: (s, m, i) for p, s, m, i in self.db.execute("SELECT path, size, mtime_ns, inode FROM files")}
 
-    def unlisted(self) -> set[str]:
-        """The walked files the last listing of the tree found to be no memory a scan reads (``keep_unlisted``)."""
+    def unlisted(self) -> dict[str, Stat | None]:
+        """The walked files the last listing of the tree found to be no memory a scan reads, with their stat then
+        (None: too fresh to trust); see ``keep_unlisted``."""
         with self._guard():
-            return {row[0] for row in self.db.execute("SELECT path FROM unlisted")}
+            rows = self.db.execute("SELECT path, size, mtime_ns, inode FROM unlisted")
+            return {p: None if s is None else (s, m, i) for p, s, m, i in rows}
 
-    def keep_unlisted(self, paths: Iterable[str]) -> None:
-        """Record ``paths`` as the walked files that are no memory (an image, a file a scan skips), so that a
-        refresh can tell a new memory file from them without listing the tree again."""
+    def keep_unlisted(self, stats: Mapping[str, Stat | None]) -> None:
+        """Record the walked files that are no memory (an image, a file a scan skips) with their stats, so that a
+        refresh can tell a new memory file from them without listing the tree again, and list it again when
+        one of them changes (a link replaced by a file, a name deleted and made again)."""
         with self._guard(), self.db:
             self.db.execute("DELETE FROM unlisted")
-            self.db.executemany("INSERT INTO unlisted VALUES (?)", ((p,) for p in paths))
+            self.db.executemany(
+                "INSERT INTO unlisted VALUES (?, ?, ?, ?)",
+                ((p, *(st or (None, None, None))) for p, st in stats.items()),
+            )
 
     def replace(self, sources: Iterable[str], docs: Iterable[Doc], stats: Mapping[str, Stat | None]) -> None:
         """Drop every doc read from ``sources``, add ``docs``, and record ``stats`` (None: the file is gone).

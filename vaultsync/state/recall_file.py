@@ -12,11 +12,11 @@ from pathlib import Path
 
 from vaultsync.state.recall import COLUMNS, TOKENIZER, RecallIndex
 
-SCHEMA_VERSION = 3  # bump when what is stored changes: an index of another version is rebuilt
+SCHEMA_VERSION = 4  # bump when what is stored changes: an index of another version is rebuilt
 SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER);
-CREATE TABLE unlisted (path TEXT PRIMARY KEY);
+CREATE TABLE unlisted (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER);
 CREATE TABLE docs (
     id INTEGER PRIMARY KEY, source TEXT NOT NULL, kind TEXT NOT NULL, root TEXT NOT NULL, path TEXT NOT NULL,
     first_line INTEGER, last_line INTEGER, fact_id TEXT, entity TEXT, status TEXT, superseded_by TEXT,
