@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import generate, scale_args
@@ -127,16 +128,20 @@ def _found(evidence: list[list[str]], hits: list[tuple[str, tuple[int, int] | No
     return sum(any(_matches(e, *h) for h in hits[:k] for e in hop) for hop in evidence) / len(evidence)
 
 
-def evaluate(tmp: Path) -> dict[str, dict[str, float]]:
-    """recall@5 and recall@10 per question kind on ``recall_eval``'s set, vaultsync against plain bm25 (every
-    word but stop words ORed, bm25 over the text, one row per daily-note line and per fact) on the same index."""
-    root = tmp / "eval"
+def eval_index(root: Path) -> tuple[list[Any], str, RecallIndex]:
+    """``recall_eval``'s set written under ``root``: its questions, the day they are asked on, and its index."""
     questions = build_eval(root / "mem")
     today = json.loads((root / "mem/questions.json").read_text(encoding="utf-8"))["today"]
     init_vault(root / "mem/workspace", root / "mem/life", root / "vault", root / "config.toml")
     cfg = configmod.load(root / "config.toml")
     StateFiles(cfg.state_dir).recall.unlink(missing_ok=True)
-    index = refresh(cfg)
+    return questions, today, refresh(cfg)
+
+
+def evaluate(tmp: Path) -> dict[str, dict[str, float]]:
+    """recall@5 and recall@10 per question kind on ``recall_eval``'s set, vaultsync against plain bm25 (every
+    word but stop words ORed, bm25 over the text, one row per daily-note line and per fact) on the same index."""
+    questions, today, index = eval_index(tmp / "eval")
     db = index.db
     where = {
         i: (p, (a, b) if a else None, f)

@@ -31,7 +31,6 @@ memory, the time and memory ``cooc``'s learning takes there, and the in-process 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import random
@@ -47,11 +46,9 @@ from datetime import date
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from recall import WORD, _found, pct, plain_bm25, queries
-from recall_eval import build as build_eval
+from recall import WORD, _found, eval_index, pct, plain_bm25, queries
 
 from vaultsync import config as configmod
-from vaultsync.app.init import init_vault
 from vaultsync.app.recall import (
     CANDIDATES,
     PERIOD_CANDIDATES,
@@ -65,7 +62,6 @@ from vaultsync.app.recall import (
 )
 from vaultsync.core import rank
 from vaultsync.core.periods import period
-from vaultsync.state.files import StateFiles
 from vaultsync.state.recall import Candidate, Doc, Filters, RecallIndex
 from vaultsync.state.recall_query import STOPWORDS, UNSPACED_RUN, Term, terms
 
@@ -281,13 +277,7 @@ def timed(run: Ranker, index: RecallIndex, text: str, options: RecallOptions, re
 
 def evaluation(repeat: int, only: str) -> None:
     """recall@5/@10 per kind for each variant and plain bm25, and each variant's added time per query."""
-    root = Path(tempfile.mkdtemp(prefix="vaultsync-semantic-"))
-    questions = build_eval(root / "mem")
-    today = json.loads((root / "mem/questions.json").read_text(encoding="utf-8"))["today"]
-    init_vault(root / "mem/workspace", root / "mem/life", root / "vault", root / "config.toml")
-    cfg = configmod.load(root / "config.toml")
-    StateFiles(cfg.state_dir).recall.unlink(missing_ok=True)
-    index = refresh(cfg)
+    questions, today, index = eval_index(Path(tempfile.mkdtemp(prefix="vaultsync-semantic-")))
     model = learn(index)
     print(f"evaluation set: {len(questions)} questions, cooc learned {_learned(model)}")
     where = {
