@@ -17,7 +17,8 @@ from vaultsync.config import Config
 from vaultsync.disk import writable
 from vaultsync.names import daily_date
 from vaultsync.state.files import StateFiles
-from vaultsync.state.recall import IndexBroken, RecallIndex, Stat, open_index, scratch_index
+from vaultsync.state.recall import IndexBroken, RecallIndex, Stat
+from vaultsync.state.recall_file import open_index, scratch_index
 from vaultsync.state.stat_walk import Entry, MemoryWalk, walk_memory
 from vaultsync.vault.layout import VaultLayout
 

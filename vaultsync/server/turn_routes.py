@@ -1,9 +1,10 @@
 """The routes an agent's memory plugin calls around each turn: what to know before it (``GET /context``) and the
 turn appended to today's daily note after it (``POST /daily``).
 
-Kept apart from ``http.py``'s fact routes so each module stays about one thing; they share its token check, its
-event feed and its recall cache, handed in by ``create_app``. The caller may name itself in ``X-Vaultsync-Client``
-(the OpenClaw plugin sends ``openclaw``): the daily entry's heading then says who wrote it.
+Kept apart from the fact routes (``fact_routes.py``) so each module stays about one thing; they share
+``http.py``'s token check, its event feed and its recall cache, handed in by ``create_app``. The caller may name
+itself in ``X-Vaultsync-Client`` (the OpenClaw plugin sends ``openclaw``): the daily entry's heading then says who
+wrote it.
 """
 
 from __future__ import annotations

@@ -14,7 +14,13 @@ interface Program {
   action: (run: (...args: never[]) => unknown) => Program;
 }
 
+/** `/remember <entity>: <fact>`; the entity as any folder path (`people/sarah-chen: ...`). */
 const ENTITY_FACT = /^([a-z0-9][\w.-]*(?:\/[\w.-]+)+)\s*:\s*(.+)$/is;
+/**
+ * `/remember <entity> <fact>` without the colon, only for a whole folder under life/ (`areas/people/sarah-chen ...`):
+ * a note that merely starts with a slash-separated word (`12/06 dentist`) still goes to today's daily note.
+ */
+const FOLDER_FACT = /^((?:projects|areas|resources|archives)(?:\/[\w.-]+)+)\s+(.+)$/s;
 
 function print(text: string): void {
   process.stdout.write(`${text}\n`);
@@ -91,13 +97,13 @@ export function chatCommands(client: Client, settings: Settings): ChatCommand[] 
   return [
     {
       name: "remember",
-      description: "Keep something in memory: `/remember areas/people/sarah-chen: likes tea`, or any text for today's note",
+      description: "Keep something in memory: `/remember areas/people/sarah-chen likes tea`, or any text for today's note",
       acceptsArgs: true,
       handler: ({ args }) =>
         reply(async () => {
           const text = (args ?? "").trim();
-          if (!text) return "Usage: /remember <entity>: <fact>, or /remember <anything to note today>";
-          const named = ENTITY_FACT.exec(text);
+          if (!text) return "Usage: /remember <entity> <fact>, or /remember <anything to note today>";
+          const named = ENTITY_FACT.exec(text) ?? FOLDER_FACT.exec(text);
           if (named) {
             const written = await client.remember({ entity: named[1], fact: named[2].trim() }, settings.timeoutMs);
             return `Remembered ${written.fact?.id ?? ""} in ${named[1]}.`;

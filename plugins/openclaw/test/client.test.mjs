@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { Client, VaultsyncError } from "../dist/client.js";
+import { chatCommands } from "../dist/commands.js";
 import { settingsFrom } from "../dist/config.js";
 import { captureHook, recallHook, turnEntry } from "../dist/hooks.js";
 import { memoryTools } from "../dist/tools.js";
@@ -143,5 +144,25 @@ describe("hooks", () => {
     ];
     assert.equal(turnEntry(stored, 100), undefined);
     assert.match(turnEntry(stored.slice(0, 1), 100), /\*\*Person:\*\* Sarah moved to Berlin/);
+  });
+});
+
+describe("chat commands", () => {
+  test("/remember takes `<entity>: <fact>` or `<folder> <fact>`; any other text goes to today's note", async () => {
+    const [remember, recall] = chatCommands(client, settings);
+    const colon = await remember.handler({ args: "people/li-wei: Li Wei plays the cello" });
+    const spaced = await remember.handler({ args: "areas/people/li-wei Li Wei teaches on Saturdays" });
+    assert.match(colon.text, /^Remembered li-wei-\d+ in people\/li-wei\.$/);
+    assert.match(spaced.text, /^Remembered li-wei-\d+ in areas\/people\/li-wei\.$/);
+    const held = JSON.parse(readFileSync(`${vault.life}/areas/people/li-wei/items.json`, "utf8")).map((f) => f.fact);
+    assert.ok(held.includes("Li Wei plays the cello") && held.includes("Li Wei teaches on Saturdays"), held.join("\n"));
+
+    const dated = await remember.handler({ args: "12/06 dentist at 3" });
+    assert.equal(dated.text, `Noted in memory/${today()}.md; \`vaultsync extract\` will propose it as a fact.`);
+    assert.match(readFileSync(`${vault.workspace}/memory/${today()}.md`, "utf8"), /\*\*Remember:\*\* 12\/06 dentist at 3/);
+    assert.match((await remember.handler({ args: " " })).text, /^Usage: \/remember <entity> <fact>/);
+
+    const found = await recall.handler({ args: "cello" });
+    assert.match(found.text.split("\n")[0], /^- Li Wei plays the cello \(fact li-wei-\d+ of areas\/people\/li-wei\)$/);
   });
 });

@@ -2,13 +2,14 @@
 // `plugins install --link`, inspected and checked by `plugins doctor`, then whole agent turns with
 // `openclaw agent --local` against the fake model and a real `vaultsync serve` on a copy of the example memory.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, test } from "node:test";
 import { startFakeModel } from "./fake-model.mjs";
-import { makeVault, serve } from "./vaultsync.mjs";
+import { freePort, makeVault, serve } from "./vaultsync.mjs";
 
 const PLUGIN = resolve(import.meta.dirname, "..");
 const OPENCLAW = join(PLUGIN, "node_modules/.bin/openclaw");
@@ -18,6 +19,7 @@ let home;
 let vault;
 let server;
 let model;
+let gateway;
 
 function openclaw(...args) {
   const env = { ...process.env, OPENCLAW_HOME: home, HOME: home, NO_COLOR: "1" };
@@ -40,6 +42,67 @@ async function turn(message) {
 function userText(request) {
   const text = (m) => (typeof m.content === "string" ? m.content : m.content.map((p) => p.text ?? "").join(""));
   return request.messages.filter((m) => m.role === "user").map(text).join("\n");
+}
+
+/**
+ * The Gateway on a free loopback port, as a person runs it: chat commands (`/remember`, `/recall`) are handled
+ * by its slash-command dispatcher, which `openclaw agent` does not run. It holds the state lock while it runs, so
+ * `agent --local` turns wait until `stop()`.
+ */
+async function startGateway() {
+  const path = join(home, ".openclaw/openclaw.json");
+  const config = JSON.parse(readFileSync(path, "utf8"));
+  config.gateway = { ...config.gateway, mode: "local" };
+  writeFileSync(path, JSON.stringify(config, null, 2));
+  const [port, token] = [await freePort(), randomUUID()];
+  const env = { ...process.env, OPENCLAW_HOME: home, HOME: home, NO_COLOR: "1", OPENCLAW_DISABLE_BONJOUR: "1" }; // nothing on the LAN
+  const child = spawn(OPENCLAW, ["gateway", "run", "--port", String(port), "--bind", "loopback", "--auth", "token", "--token", token], {
+    env,
+    cwd: home,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let said = "";
+  child.stdout.on("data", (chunk) => (said += chunk));
+  child.stderr.on("data", (chunk) => (said += chunk));
+  const deadline = Date.now() + 120_000; // waiting for start-up, not a measurement
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`gateway exited ${child.exitCode}: ${said}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`gateway did not get ready: ${said}`);
+    await new Promise((done) => setTimeout(done, 250));
+  }
+  const call = async (method, params) => {
+    const result = await openclaw("gateway", "call", method, "--url", `ws://127.0.0.1:${port}`, "--token", token, "--json", "--params", JSON.stringify(params));
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    return JSON.parse(result.stdout);
+  };
+  const stop = () =>
+    new Promise((done) => {
+      if (child.exitCode !== null || child.signalCode !== null) return done();
+      child.once("exit", done);
+      child.kill("SIGTERM");
+    });
+  return { call, stop };
+}
+
+/** Sends one chat message through the Gateway, as the Control UI's chat does, and waits for the answer to it. */
+async function chat(message) {
+  const idempotencyKey = randomUUID();
+  const sent = await gateway.call("chat.send", { sessionKey: "main", message, idempotencyKey });
+  assert.equal(sent.status, "started", JSON.stringify(sent));
+  const text = (m) => (typeof m.content === "string" ? m.content : m.content.map((p) => p.text ?? "").join(""));
+  const deadline = Date.now() + 60_000; // waiting for the answer, not a measurement
+  for (;;) {
+    const history = await gateway.call("chat.history", { sessionKey: "main" });
+    const answer = history.messages.find((m) => m.role === "assistant" && m.idempotencyKey === idempotencyKey);
+    if (answer) return text(answer);
+    assert.ok(Date.now() < deadline, `no answer to ${message}: ${JSON.stringify(history.messages.slice(-3))}`);
+    await new Promise((done) => setTimeout(done, 500));
+  }
 }
 
 function today() {
@@ -69,6 +132,7 @@ before(async () => {
 });
 
 after(async () => {
+  await gateway?.stop();
   await server?.stop();
   await model?.close();
   vault?.cleanup();
@@ -148,6 +212,30 @@ test("every memory tool's round trip inside one turn, and the CLI", async () => 
   assert.match(status.stdout, /answering/);
   const recalled = await openclaw("vaultsync", "recall", "oolong", "tea");
   assert.match(recalled.stdout, /SUPERSEDED by sarah-chen-008/);
+});
+
+test("/remember and /recall sent as chat messages through the Gateway write and find the fact", async () => {
+  gateway = await startGateway();
+  try {
+    const fact = "Sarah Chen prefers jasmine tea after lunch";
+    const remembered = await chat(`/remember ${SARAH} ${fact}`);
+    const id = /^Remembered (sarah-chen-\d+) in areas\/people\/sarah-chen\.$/.exec(remembered)?.[1];
+    assert.ok(id, remembered);
+    const items = JSON.parse(readFileSync(join(vault.life, SARAH, "items.json"), "utf8"));
+    assert.deepEqual(
+      items.filter((item) => item.fact === fact).map(({ id, source, status }) => ({ id, source, status })),
+      [{ id, source: "openclaw", status: "active" }],
+    );
+    const committed = await new Promise((done) =>
+      execFile("git", ["-C", vault.vault, "log", "--format=%an|%s", "-S", fact], { env: vault.env }, (error, stdout) => done(error ? "" : stdout)),
+    );
+    assert.equal(committed, "vaultsync api (openclaw)|memory -> vault: people/sarah-chen +1 fact\n");
+
+    const recalled = await chat("/recall jasmine tea");
+    assert.match(recalled.split("\n")[0], new RegExp(`^- ${fact} \\(fact ${id} of areas/people/sarah-chen\\)$`));
+  } finally {
+    await gateway.stop();
+  }
 });
 
 test("with vaultsync stopped the turn still answers, says so in the tool result and logs a warning", async () => {

@@ -1,0 +1,165 @@
+"""The routes over one fact: read it, remember a new one, supersede, forget or patch it.
+
+They are the family that carries a fact's version: each answer sends its ``ETag``, each change takes it back as
+``If-Match`` and names its writer in ``X-Vaultsync-Client``, so they share those parameters and bodies here, apart
+from ``http.py``'s reads of the whole memory; they share its token check, its event feed and its recall cache
+(through ``answered``), handed in by ``create_app``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any, Protocol
+from urllib.parse import quote
+
+from fastapi import Body, FastAPI, Header, Path, Query
+from fastapi.params import Depends
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from vaultsync.api import entities, memory
+from vaultsync.config import Config
+from vaultsync.model import client
+from vaultsync.server import models
+from vaultsync.server.events import Events
+from vaultsync.server.models import errors
+
+CLIENT_HEADER = "X-Vaultsync-Client"
+
+Text = Annotated[str, Field(min_length=1, max_length=20_000)]
+Short = Annotated[str, Field(max_length=1_000)]
+EntityQuery = Annotated[
+    str | None,
+    Query(max_length=1_000, description="the entity (areas/people/sarah or sarah), when the id is used by several"),
+]
+FactId = Annotated[str, Path(max_length=200, description="the fact's id, e.g. sarah-chen-004")]
+IfMatch = Annotated[str | None, Header(max_length=1_000, description="the ETag read with the fact; 412 if it changed")]
+Client = Annotated[
+    str | None,
+    Header(alias=CLIENT_HEADER, max_length=200, description="the program writing, named in git: vaultsync api (name)"),
+]
+
+
+class FactFields(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    category: Short | None = None
+    timestamp: Short | None = None
+    source: Short | None = None
+    status: Short | None = None
+    fields: dict[str, Any] | None = Field(None, description="any other keys of the fact, kept as given")
+
+    def extra(self) -> dict[str, Any]:
+        named = {k: v for k, v in self.model_dump(exclude={"fields", "entity", "fact", "by", "create"}).items()}
+        return {**(self.fields or {}), **{k: v for k, v in named.items() if v is not None}}
+
+
+class RememberBody(FactFields):
+    entity: Short = Field(description="the entity's folder under life/, e.g. areas/people/sarah")
+    fact: Text
+    create: bool = Field(False, description="make the entity when it does not exist")
+
+
+class SupersedeBody(FactFields):
+    by: Short | None = Field(None, description="the id of an existing fact of the same entity that replaces it")
+    fact: Text | None = Field(None, description="the text of a new fact that replaces it")
+
+
+class Answered(Protocol):
+    """``create_app``'s answer to a write: the written fact as JSON with its ETag, the recall cache made stale."""
+
+    def __call__(self, done: memory.Written, code: int = 200) -> Response: ...
+
+
+READ = errors(401, 404, 409, 422)
+WRITE = errors(401, 404, 409, 412, 413, 422, 503)
+ETAG = {"ETag": {"description": "the fact's version; send it back as If-Match", "schema": {"type": "string"}}}
+LOCATION = {"Location": {"description": "the new fact's URL", "schema": {"type": "string"}}}
+
+
+def add(app: FastAPI, cfg: Config, events: Events, auth_dep: Sequence[Depends], answered: Answered) -> None:
+    """Register the fact routes on ``app``, guarded by the same token as every other route."""
+    deps = list(auth_dep)
+
+    @app.get("/facts/{fact_id}", dependencies=deps, response_model=models.Fact, responses=_fact_read(), tags=["memory"])
+    def get_fact(fact_id: FactId, entity: EntityQuery = None) -> Response:
+        return _fact(entities.get_fact(cfg, fact_id, entity))
+
+    @app.post(
+        "/facts",
+        status_code=201,
+        dependencies=deps,
+        response_model=models.Written,
+        responses={201: {"headers": {**ETAG, **LOCATION}}, **errors(401, 404, 409, 413, 422, 503)},
+        tags=["memory"],
+    )
+    def remember(body: RememberBody, by: Client = None) -> Response:
+        with events.pass_of("remember") as done:
+            written = memory.remember(cfg, body.entity, body.fact, body.extra(), create=body.create, actor=client(by))
+            response = answered(done(written), 201)
+            if written.fact:
+                response.headers["Location"] = _location(written.fact.id, written.fact.entity)
+            return response
+
+    @app.post(
+        "/facts/{fact_id}/supersede",
+        dependencies=deps,
+        response_model=models.Written,
+        responses=_write(),
+        tags=["memory"],
+    )
+    def supersede(
+        fact_id: FactId, body: SupersedeBody, entity: EntityQuery = None, if_match: IfMatch = None, by: Client = None
+    ) -> Response:
+        with events.pass_of("supersede") as done:
+            written = memory.supersede(
+                cfg,
+                fact_id,
+                by=body.by,
+                fact=body.fact,
+                fields=body.extra(),
+                entity=entity,
+                if_match=if_match,
+                actor=client(by),
+            )
+            return answered(done(written))
+
+    @app.delete(
+        "/facts/{fact_id}", dependencies=deps, response_model=models.Written, responses=_forget(), tags=["memory"]
+    )
+    def forget(fact_id: FactId, entity: EntityQuery = None, if_match: IfMatch = None, by: Client = None) -> Response:
+        with events.pass_of("forget") as done:
+            return answered(done(memory.forget(cfg, fact_id, entity=entity, if_match=if_match, actor=client(by))))
+
+    @app.patch(
+        "/facts/{fact_id}", dependencies=deps, response_model=models.Written, responses=_write(), tags=["memory"]
+    )
+    def patch_fact(
+        fact_id: FactId,
+        changes: Annotated[dict[str, Any], Body(description="fields to set; null removes a field")],
+        entity: EntityQuery = None,
+        if_match: IfMatch = None,
+        by: Client = None,
+    ) -> Response:
+        with events.pass_of("patch") as done:
+            written = memory.patch(cfg, fact_id, changes, entity=entity, if_match=if_match, actor=client(by))
+            return answered(done(written))
+
+
+def _fact_read() -> dict[int | str, dict[str, Any]]:
+    return {200: {"headers": ETAG}, **READ}
+
+
+def _write() -> dict[int | str, dict[str, Any]]:
+    return {200: {"headers": ETAG}, **WRITE}
+
+
+def _forget() -> dict[int | str, dict[str, Any]]:
+    return errors(401, 404, 409, 412, 422, 503)
+
+
+def _location(fact_id: str, entity: str) -> str:
+    return f"/facts/{quote(fact_id, safe='')}?entity={quote(entity, safe='')}"
+
+
+def _fact(view: Any) -> Response:
+    return JSONResponse(view.to_json(), headers={"ETag": view.etag})
