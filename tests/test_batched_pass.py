@@ -20,7 +20,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_scoped import EDITS, SCOPED, WIDENED, Edit, apply_edits, commits, rounds_settings, settled
 
-from vaultsync.engine import batched as batched_pass
+from vaultsync.engine import batches as batch_reads
+from vaultsync.engine import second_walk
+from vaultsync.engine.batches import cut_batches
 from vaultsync.memory.tree import MemoryListing, list_memory
 from vaultsync.model import Report
 from vaultsync.state.base import BaseStore
@@ -115,7 +117,7 @@ def test_a_kind_folder_renamed_moves_each_entity_in_the_batch_of_its_pair(env: E
     the pass ends as a whole one: the memory folders moved, nothing deleted, nothing created."""
     shutil.move(env.vault / "2 Areas/people", env.vault / "2 Areas/contacts")
     people = sorted(p.name for p in (env.vault / "2 Areas/contacts").iterdir())
-    batches = list(batched_pass._batches(*_listings(env), batch, partial(list_fact_notes, env.vault, _layout(env))))
+    batches = list(cut_batches(*_listings(env), batch, partial(list_fact_notes, env.vault, _layout(env))))
     paired = [b for b in batches if b.moves]
     assert sorted(new for b in paired for _, new in b.moves) == [f"areas/contacts/{p}" for p in people]
     assert all(b.size <= max(2, batch) for b in paired), [b.rels for b in paired]
@@ -163,7 +165,7 @@ def test_a_batch_changed_between_the_two_walks_ends_the_pass_there(
     """What was written is committed, nothing later is written, no snapshot is recorded, and the next pass
     (a full one) ends as a whole pass would have."""
     copy = clone(env.root, tmp_path / "copy")
-    settle = batched_pass.settle_conflicts
+    settle = second_walk.settle_conflicts
 
     def edit_between_the_walks(*args: Any) -> Any:
         replace_text(copy.fact_note(SARAH_DIR, "sarah-chen-002"), "on Tuesdays", "on Wednesdays")
@@ -172,7 +174,7 @@ def test_a_batch_changed_between_the_two_walks_ends_the_pass_there(
     person_edits = copy.fact_note(LIWEI_DIR, "li-wei-001")
     replace_text(person_edits, "的客户经理", "的客户总监")
     replace_text(copy.fact_note(SARAH_DIR, "sarah-chen-001"), "manager at Acme Corp", "director at Acme Corp")
-    monkeypatch.setattr(batched_pass, "settle_conflicts", edit_between_the_walks)
+    monkeypatch.setattr(second_walk, "settle_conflicts", edit_between_the_walks)
     report = copy.sync(full_batch=1)
     assert [p.message for p in report.problems if "files changed while this pass ran" in p.message]
     # li-wei's batch comes before sarah-chen's: written and committed; sarah-chen's stopped the pass
@@ -194,13 +196,13 @@ def test_batches_with_nothing_to_write_are_read_once(env: Env, tmp_path: Path, m
     """Planned in the first walk against the names the last pass left, a batch with nothing to write is not read
     again; once a name changes, every batch is."""
     reads: list[list[str]] = []
-    scan = batched_pass.scan_vault_scope
+    scan = batch_reads.scan_vault_scope
 
     def counted(root: Path, layout: Any, rels: list[str], files: list[str]) -> Any:
         reads.append(rels)
         return scan(root, layout, rels, files)
 
-    monkeypatch.setattr(batched_pass, "scan_vault_scope", counted)
+    monkeypatch.setattr(batch_reads, "scan_vault_scope", counted)
     EVERY_EDIT["person edits a fact"](env)
     both(env, tmp_path, batch=1)
     entity_batches = [r for r in reads if r]

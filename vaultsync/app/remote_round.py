@@ -32,7 +32,7 @@ from vaultsync.model import AGENT, Conflict, Problem, RemoteState, Report, Sever
 from vaultsync.options import PassOptions
 from vaultsync.state import push_record as record
 from vaultsync.state.files import StateFiles
-from vaultsync.vault.scan import CONFLICT_MARK, conflict_copy_name
+from vaultsync.vault.layout import CONFLICT_MARK, conflict_copy_name
 
 PUSH_TRIES = 3  # a remote that moves again after three fetch-and-merge rounds is busier than a person
 HEAD_TRIES = 5

@@ -23,11 +23,11 @@ from vaultsync.memory.tree import MemoryScan, Summary
 from vaultsync.model import Change, Conflict, EntityContent, Problem, Record, canonical
 from vaultsync.state.entry import BaseEntry
 from vaultsync.textio import newline_of
-from vaultsync.vault.layout import VaultLayout, slug_of
+from vaultsync.vault.layout import VaultLayout, conflict_copy_name, slug_of
 from vaultsync.vault.notes import (
     DATE_KEYS,
 )
-from vaultsync.vault.scan import VaultScan, conflict_copy_name
+from vaultsync.vault.scan import VaultScan
 from vaultsync.yamlcore import parse_properties
 from vaultsync.yamldump import dump_properties
 

@@ -120,8 +120,9 @@ class _Namer:
 
 
 def run_import(setting: PassContext, report: Report, repo: VaultRepo, listing: MemoryListing) -> Report:
-    cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
-    today, walk = setting.today, setting.walk
+    """The first walk names every entity and note; then each batch is written (by forked workers, with several
+    batches and cores) and handed to ``finish`` in batch order, which commits once and saves the base."""
+    cfg, options, layout, today = setting.cfg, setting.options, setting.layout, setting.today
     size = options.import_batch
     jobs = [(number, rels, files) for number, (rels, files) in enumerate(batches(listing, size))]
     processes = processes_for(len(jobs), options.import_workers)
@@ -130,67 +131,79 @@ def run_import(setting: PassContext, report: Report, repo: VaultRepo, listing: M
     report.problems += listing.problems
     total = len(planned)
     fed = repo.feeds(total)
-    writer = _Writer(cfg, layout, today, stamp, Planned(names, counts), kept, walk.racy, fed, processes > 1)
+    writer = _Writer(cfg, layout, today, stamp, Planned(names, counts), kept, setting.walk.racy, fed, processes > 1)
     del names, counts, kept  # the writer holds what planning needs; the commit needs room of its own
+    gathered = _Gathered(setting, report, repo, total)
 
-    read: dict[str, bytes] = {}  # memory files too fresh for their stat: recorded by what was read
-    written: dict[str, bytes | None] = {}
-    blobs: dict[str, str] = {}
-    touched: set[str] = set()
-    own: dict[str, Names] = {}
-    clean: set[str] = set()  # notes given to git's index as they were written, which held no secret
-    failed = False
+    # An empty vault: no person's edits to commit. When git refuses the agent's commit, the base stays empty
+    # and the notes listed as uncommitted: the next pass commits them.
+    steps = gathered.steps(writer, jobs, processes)
+    decided = Decided((set(), []), listing.leftovers, stamp, steps, gathered.closing, planned)
+    del writer, planned, steps  # a path per note: not worth holding through the import
+    try:
+        finish(setting, repo, report, decided)
+    except WorkerFailed as exc:  # the notes written stay, listed as uncommitted: the next pass takes them in
+        report.problems.append(Problem(str(cfg.vault), f"{exc}; the next pass finishes the import"))
+    return report
 
-    def steps(writer: _Writer) -> Iterator[Step]:
+
+class _Gathered:
+    """What the import keeps of each batch written, taken in batch order, for the end of the pass: the
+    report's findings, the notes and memory files written, the entities' names; and the closing it makes of
+    them for ``finish``."""
+
+    def __init__(self, setting: PassContext, report: Report, repo: VaultRepo, total: int) -> None:
+        self.setting, self.report, self.repo, self.total = setting, report, repo, total
+        self.read: dict[str, bytes] = {}  # memory files too fresh for their stat: recorded by what was read
+        self.written: dict[str, bytes | None] = {}
+        self.blobs: dict[str, str] = {}
+        self.touched: set[str] = set()
+        self.own: dict[str, Names] = {}
+        self.clean: set[str] = set()  # notes given to git's index as they were written, which held no secret
+        self.failed = False
+
+    def steps(self, writer: _Writer, jobs: list[Job], processes: int) -> Iterator[Step]:
         """Each batch as a worker wrote it, in batch order; the workers and the writer go when it ends."""
         # Forked before the feed starts its thread (see ``vaultsync.forked``); one batch, or one core, is
         # written here.
         workers = ForkedMap(writer, jobs, processes) if processes > 1 else None
-        feed = repo.feed(total)
+        feed = self.repo.feed(self.total)
         done = 0
         with workers or nullcontext(), feed or nullcontext():
             for batch in workers or map(writer, jobs):
                 if feed is not None:  # its notes go to git meanwhile, but for any holding a secret
                     feed.add(batch.clean, batch.blobs_fed)
                 done += len(batch.actions)
-                yield Step(None, partial(keep, batch, min(done, total)))
+                yield Step(None, partial(self._keep, batch, min(done, self.total)))
 
-    def keep(batch: Written, done: int, _: Applied | None) -> Rows:
-        nonlocal failed
+    def _keep(self, batch: Written, done: int, _: Applied | None) -> Rows:
+        """Take in what a batch's writing did; its units' rows go to the base's open transaction."""
+        report, progress = self.report, self.setting.options.progress
         report.problems += batch.problems
         report.changes += batch.changes
         report.actions += batch.actions
         report.files_written += batch.files_written
-        failed = failed or batch.failed
-        blobs.update(batch.blobs)
-        touched.update(batch.touched)
-        clean.update(batch.clean)
-        written.update(batch.memory)
-        read.update(batch.read)
-        own.update(batch.own)
-        if options.progress is not None:
-            options.progress(done, total)
+        self.failed = self.failed or batch.failed
+        self.blobs.update(batch.blobs)
+        self.touched.update(batch.touched)
+        self.clean.update(batch.clean)
+        self.written.update(batch.memory)
+        self.read.update(batch.read)
+        self.own.update(batch.own)
+        if progress is not None:
+            progress(done, self.total)
         return {}, (), batch.ids, batch.rows
 
-    def closing() -> Closing:
-        base = BaseSave(reported=notes_once(report, store, ()), compact=True)
+    def closing(self) -> Closing:
+        report = self.report
+        base = BaseSave(reported=notes_once(report, self.setting.store, ()), compact=True)
         agent_changes = [c for c in report.changes if c.side == "memory"]
         recording = None
-        if not failed:
-            entities: dict[str, list[object]] = {r: [n, list(a)] for r, (n, a) in own.items()}
-            recording = Recording(walk, written, read, lambda: blobs, [], entities)
-        agent = set(blobs), agent_changes, sorted(touched)
-        return Closing(agent, base, report.open_conflicts, recording, _checked(repo, clean, blobs))
-
-    # An empty vault: no person's edits to commit. When git refuses the agent's commit, the base stays empty
-    # and the notes listed as uncommitted: the next pass commits them.
-    decided = Decided((set(), []), listing.leftovers, stamp, steps(writer), closing, planned)
-    del writer, planned  # a path per note: not worth holding through the import
-    try:
-        finish(setting, repo, report, decided)
-    except WorkerFailed as exc:  # the notes written stay, listed as uncommitted: the next pass takes them in
-        report.problems.append(Problem(str(cfg.vault), f"{exc}; the next pass finishes the import"))
-    return report
+        if not self.failed:
+            entities: dict[str, list[object]] = {r: [n, list(a)] for r, (n, a) in self.own.items()}
+            recording = Recording(self.setting.walk, self.written, self.read, lambda: self.blobs, [], entities)
+        agent = set(self.blobs), agent_changes, sorted(self.touched)
+        return Closing(agent, base, report.open_conflicts, recording, _checked(self.repo, self.clean, self.blobs))
 
 
 @dataclass

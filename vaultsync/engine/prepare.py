@@ -19,8 +19,8 @@ from vaultsync.options import PassOptions
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
 from vaultsync.state.stat_walk import MemoryWalk
+from vaultsync.vault.elsewhere import find_elsewhere
 from vaultsync.vault.layout import VaultLayout
-from vaultsync.vault.scan import find_elsewhere
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,11 @@ def slug_of(rel: str) -> str:
     return rel.rsplit("/", 1)[-1]
 
 
+def conflict_copy_name(note_path: str, stamp: str) -> str:
+    stem = note_path.removesuffix(".md")
+    return f"{stem}{CONFLICT_MARK}{stamp}.md"
+
+
 @dataclass(frozen=True)
 class VaultLayout:
     layout: Layout
