@@ -54,7 +54,6 @@ def _choose(cfg: Config, options: PassOptions, report: Report, walk: MemoryWalk,
     check's findings) touches, when that is safe; a first import into an empty vault; a full pass in batches
     over a larger memory; else the whole pass at once. Their modules load only when chosen."""
     from vaultsync.core.scope import SCOPE_MAX
-    from vaultsync.engine.batched import run_batched
     from vaultsync.engine.full import first_import, run_whole
     from vaultsync.engine.prepare import PassContext, changed_layout
     from vaultsync.engine.scoped import narrow_pass
@@ -91,6 +90,8 @@ def _choose(cfg: Config, options: PassOptions, report: Report, walk: MemoryWalk,
             # The full pass reads every memory file, so the snapshot it records is what a walk of every file
             # finds, taken now, before its scan; the named walk vouched only for a scoped pass.
             setting = replace(setting, walk=walk_memory(cfg.workspace, cfg.life))
+        from vaultsync.engine.batched import run_batched  # a scoped pass, the common one, does without it
+
         result = first_import(setting, report) or run_batched(setting, report) or run_whole(setting, report, None)
         assert result is not None
         return result
