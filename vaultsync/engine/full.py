@@ -13,9 +13,10 @@ from vaultsync.core.decide import Outcome
 from vaultsync.core.guard import deletion_guard, empty_side, is_deleted
 from vaultsync.core.merge import decide_all
 from vaultsync.core.moves import apply_moves, detect_moves, moved_walk, plan_moves
+from vaultsync.core.plan import Plan
 from vaultsync.core.planner import make_plan
 from vaultsync.core.scope import Names
-from vaultsync.core.units import gather
+from vaultsync.core.units import World, gather
 from vaultsync.engine.apply import Applied
 from vaultsync.engine.finish import (
     BaseSave,
@@ -34,10 +35,12 @@ from vaultsync.engine.prepare import PassContext, hold_moved, missing_places, se
 from vaultsync.engine.quick import SnapshotKept, SnapshotUpdate
 from vaultsync.engine.scoped import Narrowed, standing_unread
 from vaultsync.git.index import blob_id
+from vaultsync.git.repo import VaultRepo
 from vaultsync.keys import is_file, scope_of
 from vaultsync.memory.sizes import scanned_size_problems
 from vaultsync.memory.tree import MemoryScan, list_memory, scan_memory, scan_memory_scope
 from vaultsync.model import Change, Report
+from vaultsync.state.base import BaseEntry
 from vaultsync.state.stat_walk import MemoryWalk
 from vaultsync.vault.layout import VaultLayout
 from vaultsync.vault.scan import VaultScan, scan_vault, scan_vault_scope
@@ -62,8 +65,41 @@ def first_import(setting: PassContext, report: Report) -> Report | None:
 
 def run_whole(setting: PassContext, report: Report, narrowed: Narrowed | None) -> Report | None:
     """The pass; None when a scoped one finds, before writing anything, that it must run in full."""
-    cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
-    today, walk = setting.today, setting.walk
+    found = _read(setting, report, narrowed)
+    gone: set[str] = set() if narrowed is None else _gone_from_a_side(narrowed, found)
+    if narrowed is not None and gone and len(gone) == len(narrowed.context.names):
+        return None  # every entity gone from a side: an unmounted folder? the full pass's checks say
+    if not setting.options.confirm_deletes:
+        report.stopped = _deletion_stop(setting, narrowed, found, gone)
+    if report.stopped:
+        report.stopped += "; nothing was written (run again with --yes to confirm)"
+        return report
+    planned = _plan(setting, report, narrowed, found)
+    if planned is None:
+        return None
+    if setting.options.dry_run:
+        return report
+    return _write(setting, report, narrowed, found, planned)
+
+
+@dataclass
+class _Found:
+    """What the pass read and decided: the base, both sides' scans, the folder moves found (and the keys they
+    renamed, new -> old), the notes listed as uncommitted before it wrote any, and every unit decided."""
+
+    base: dict[str, BaseEntry]
+    mem: MemoryScan
+    vault: VaultScan
+    moves: list[tuple[str, str]]
+    renamed: dict[str, str]
+    earlier: set[str]
+    world: World
+
+
+def _read(setting: PassContext, report: Report, narrowed: Narrowed | None) -> _Found:
+    """Both sides scanned (a scoped pass: only its scope) and lined up with the base, each unit decided; what
+    could not be read goes in the report, by file."""
+    cfg, layout, store = setting.cfg, setting.layout, setting.store
     if narrowed is not None:
         scope = narrowed.scope
         base = store.load(narrowed.context.keys)
@@ -81,37 +117,68 @@ def run_whole(setting: PassContext, report: Report, narrowed: Narrowed | None) -
     moves = detect_moves(mem, vault, base)
     renamed = apply_moves(moves, mem, base, cfg.life)
     earlier = setting.files.uncommitted_notes()
-    world = gather(mem, vault, base, layout, store.ids(narrowed.scope.rels if narrowed else None), today, earlier)
+    ids = store.ids(narrowed.scope.rels if narrowed else None)
+    world = gather(mem, vault, base, layout, ids, setting.today, earlier)
     hold_moved(cfg, layout, world)
     report.problems += world.problems
     decide_all(world)
+    return _Found(base, mem, vault, moves, renamed, earlier, world)
 
+
+def _gone_from_a_side(narrowed: Narrowed, found: _Found) -> set[str]:
+    """The entities in a scoped pass's scope, known by name, that are gone from a side."""
+    known = narrowed.context.names
+    return {
+        r for r in narrowed.scope.rels if r in known and (r not in found.mem.entities or r not in found.vault.entities)
+    }
+
+
+def _deletion_stop(setting: PassContext, narrowed: Narrowed | None, found: _Found, gone: set[str]) -> str:
+    """Why the pass must stop before writing (a side's top folders missing, or more deleted than meant); empty
+    when it may go on."""
+    cfg, options, layout, world = setting.cfg, setting.options, setting.layout, found.world
     if narrowed is not None:
-        known = narrowed.context.names
-        gone = {r for r in narrowed.scope.rels if r in known and (r not in mem.entities or r not in vault.entities)}
-        if gone and len(gone) == len(known):
-            return None  # every entity gone from a side: an unmounted folder? the full pass's checks say
-        if not options.confirm_deletes:
-            # A missing top folder shows as its entities or files gone; only then are the folders checked (it
-            # takes every key of the base).
-            emptied = gone or any(is_file(k) and is_deleted(u) for k, u in world.units.items())
-            missing = narrowed.base.missing_places(cfg, layout) if emptied else ""
-            report.stopped = missing or deletion_guard(world, cfg, narrowed.unread, options.deleting)
-    elif not options.confirm_deletes:
-        empty = {"memory": not mem.entities and not mem.files, "vault": not vault.entities and not vault.files}
-        missing = empty_side(empty, bool(base)) or missing_places(cfg, layout, base)
-        report.stopped = missing or deletion_guard(world, cfg, meant=options.deleting)
-    if report.stopped:
-        report.stopped += "; nothing was written (run again with --yes to confirm)"
-        return report
+        # A missing top folder shows as its entities or files gone; only then are the folders checked (it
+        # takes every key of the base).
+        emptied = gone or any(is_file(k) and is_deleted(u) for k, u in world.units.items())
+        missing = narrowed.base.missing_places(cfg, layout) if emptied else ""
+        return missing or deletion_guard(world, cfg, narrowed.unread, options.deleting)
+    mem, vault = found.mem, found.vault
+    empty = {"memory": not mem.entities and not mem.files, "vault": not vault.entities and not vault.files}
+    missing = empty_side(empty, bool(found.base)) or missing_places(cfg, layout, found.base)
+    return missing or deletion_guard(world, cfg, meant=options.deleting)
 
+
+@dataclass
+class _Planned:
+    """The pass's plan and what its end needs of the planning: the time stamp, the changes found, the person's
+    edited paths, the notes said for the first time, and the conflict copies known, gone from where they were
+    known, carried along by a folder move (new path -> key, detail, old path) and resolved."""
+
+    stamp: str
+    plan: Plan
+    changes: list[Change]
+    person_paths: set[str]
+    fresh_notes: list[str]
+    known: dict[str, tuple[str, str]]
+    gone: list[str]
+    carried: dict[str, tuple[str, str, str]]
+    resolved: list[str]
+
+
+def _plan(setting: PassContext, report: Report, narrowed: Narrowed | None, found: _Found) -> _Planned | None:
+    """The plan, with what it finds in the report, and the conflict copies settled against the vault as the pass
+    found it; None when a scoped pass finds it must run in full."""
+    cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
+    world, vault, moves, renamed = found.world, found.vault, found.moves, found.renamed
     stamp = options.now().strftime("%Y%m%d-%H%M%S")
-    plan = make_plan(cfg, layout, world, mem, vault, base, stamp, narrowed.context if narrowed else None)
+    context = narrowed.context if narrowed else None
+    plan = make_plan(cfg, layout, world, found.mem, vault, found.base, stamp, context)
     if plan.widen:
         return None
-    keyed, person_paths = changed(world, layout, vault, base, moves, renamed)
+    keyed, person_paths = changed(world, layout, vault, found.base, moves, renamed)
     changes = [change for _, change in keyed]
-    plan_moves(plan, moves, renamed, base, cfg.life)
+    plan_moves(plan, moves, renamed, found.base, cfg.life)
     report.changes += changes
     report.problems += plan.problems
     report.conflicts = plan.conflicts
@@ -125,35 +192,71 @@ def run_whole(setting: PassContext, report: Report, narrowed: Narrowed | None) -
         report.open_conflicts = sorted(set(report.open_conflicts) | set(unread))
     gone, carried, resolved = settle_conflicts(cfg, layout, known, moves)
     person_paths |= {p for path in carried for p in (path, carried[path][2])}
-    if options.dry_run:
-        return report
+    return _Planned(stamp, plan, changes, person_paths, fresh_notes, known, gone, carried, resolved)
 
-    repo = open_repo(cfg, report)
+
+def _write(setting: PassContext, report: Report, narrowed: Narrowed | None, found: _Found, planned: _Planned) -> Report:
+    """The person's edits and the plan handed to ``finish``, which writes them in its safe order."""
+    repo = open_repo(setting.cfg, report)
     if repo is None:
         return report
-    person_changes = [c for c in changes if c.side == "vault"]
-    settled_copies = [Change("vault", scope_of(known[p][0]), "conflict resolved") for p in resolved]
-    person_changes += settled_copies
-    report.changes += settled_copies
-    # In a scoped pass a note saved again is one the quick check saw change.
-    unchanged = unchanged_blobs(world, narrowed.seen.vault if narrowed is not None else None)
-    resaved_paths, resaved_changes = resaved(repo, unchanged, earlier)
-    person = person_paths | set(resolved) | resaved_paths, person_changes + resaved_changes
-    wrote: list[Applied] = []
-    leaving: list[VaultAtEnd] = []
+    end = _End(setting, report, narrowed, found, planned)
+    person = end.person_edits(repo)
+    leftovers = found.mem.leftovers + found.vault.leftovers
+    steps = [Step(planned.plan, end.written, setting.options.progress)]
+    try:
+        finish(setting, repo, report, Decided(person, leftovers, planned.stamp, steps, end.closing))
+        return report
+    finally:
+        end.wait()
 
-    def written(applied: Applied | None) -> Rows:
+
+class _End:
+    """What ``finish`` asks of the pass: the person's edits before anything is written, what the end needs of the
+    plan once written (``written``), and what the agent's commit, the base and the snapshot need (``closing``)."""
+
+    def __init__(
+        self, setting: PassContext, report: Report, narrowed: Narrowed | None, found: _Found, planned: _Planned
+    ) -> None:
+        self.setting, self.report, self.narrowed, self.found, self.planned = setting, report, narrowed, found, planned
+        self.wrote: list[Applied] = []
+        self.leaving: list[VaultAtEnd] = []
+
+    def person_edits(self, repo: VaultRepo) -> tuple[set[str], list[Change]]:
+        """What the person's commit takes: their edits, the conflict copies resolved, and the notes saved again
+        in another form (``resaved``)."""
+        found, planned, report = self.found, self.planned, self.report
+        person_changes = [c for c in planned.changes if c.side == "vault"]
+        settled_copies = [Change("vault", scope_of(planned.known[p][0]), "conflict resolved") for p in planned.resolved]
+        person_changes += settled_copies
+        report.changes += settled_copies
+        # In a scoped pass a note saved again is one the quick check saw change.
+        unchanged = unchanged_blobs(found.world, self.narrowed.seen.vault if self.narrowed is not None else None)
+        resaved_paths, resaved_changes = resaved(repo, unchanged, found.earlier)
+        return planned.person_paths | set(planned.resolved) | resaved_paths, person_changes + resaved_changes
+
+    def written(self, applied: Applied | None) -> Rows:
+        """What the end needs of the plan ``finish`` applied; its units' rows for the base, but for failed writes."""
         assert applied is not None
-        wrote.append(applied)
+        cfg, layout, report, found, plan = (
+            self.setting.cfg,
+            self.setting.layout,
+            self.report,
+            self.found,
+            self.planned.plan,
+        )
+        self.wrote.append(applied)
         report.problems += applied.problems
         report.files_written = sum(1 for a in applied.done if a.op == "write")
-        leaving.append(_leaving(cfg, layout, vault, world.foreign, applied, narrowed, plan.names))
-        failed = applied.failed_keys | {old for new, old in renamed.items() if new in applied.failed_keys}
+        self.leaving.append(_leaving(cfg, layout, found.vault, found.world.foreign, applied, self.narrowed, plan.names))
+        failed = applied.failed_keys | {old for new, old in found.renamed.items() if new in applied.failed_keys}
         upserts = {k: v for k, v in plan.upserts.items() if k not in failed}
-        return upserts, [k for k in plan.deletes if k not in failed], world.ids(), ()
+        return upserts, [k for k in plan.deletes if k not in failed], found.world.ids(), ()
 
-    def closing() -> Closing:
-        applied = wrote[0]
+    def closing(self) -> Closing:
+        """What the agent's commit, the base and the snapshot need once the plan is written."""
+        setting, found, planned, report = self.setting, self.found, self.planned, self.report
+        applied, layout, world, plan = self.wrote[0], setting.layout, found.world, planned.plan
         # Units both sides already agree on but the base does not know (a pass killed after writing, before
         # committing) are committed now, so nothing stays uncommitted.
         converged = {
@@ -161,26 +264,23 @@ def run_whole(setting: PassContext, report: Report, narrowed: Narrowed | None) -
             for k, u in world.units.items()
             if u.decision and u.decision.outcome is Outcome.CONVERGED
         }
-        vault_paths = {a.shown for a in applied.done if a.side == "vault"} | converged | earlier
-        agent_changes = [c for c in changes if c.side == "memory"]
+        vault_paths = {a.shown for a in applied.done if a.side == "vault"} | converged | found.earlier
+        agent_changes = [c for c in planned.changes if c.side == "memory"]
         touched = sorted({scope_of(k) for a in applied.done if a.side == "vault" for k in a.keys})
         base = BaseSave(
-            conflicts={c.copy_path: (c.key, c.detail) for c in (*options.conflicts, *plan.conflicts)}
-            | {p: c[:2] for p, c in carried.items()},
-            resolved=gone,
-            reported=fresh_notes,
+            conflicts={c.copy_path: (c.key, c.detail) for c in (*setting.options.conflicts, *plan.conflicts)}
+            | {p: c[:2] for p, c in planned.carried.items()},
+            resolved=planned.gone,
+            reported=planned.fresh_notes,
         )
         opened = sorted(set(report.open_conflicts) | {c.copy_path for c in plan.conflicts})
-        walked = moved_walk(walk, moves)
-        recording = None if applied.failed_keys else _recording(walked, mem, applied, plan.names, leaving[0])
+        walked = moved_walk(setting.walk, found.moves)
+        recording = None if applied.failed_keys else _recording(walked, found.mem, applied, plan.names, self.leaving[0])
         return Closing((vault_paths, agent_changes, touched), base, opened, recording)
 
-    steps = [Step(plan, written, options.progress)]
-    try:
-        finish(setting, repo, report, Decided(person, mem.leftovers + vault.leftovers, stamp, steps, closing))
-        return report
-    finally:
-        for left in leaving:
+    def wait(self) -> None:
+        """Let the snapshot index a scoped pass was bringing up to date finish, whatever ended the pass."""
+        for left in self.leaving:
             left.wait()
 
 
