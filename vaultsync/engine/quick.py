@@ -182,6 +182,44 @@ def record(
     """
     files = StateFiles(cfg.state_dir)
     snapshot.forget(files)
+    entries = _memory_entries(cfg, walk, memory_written, memory_read, patch)
+    token = os.urandom(8).hex()
+    if patch is not None:
+        suspects = patch.suspects()
+        if patch.carry.renamed:  # an entity created or renamed: the names a scoped pass starts from change with it
+            snapshot.save_entities(files, token, dict(entities))
+        else:
+            token = str(patch.carry.seen.saved.get("token"))
+    else:
+        suspects = _index_notes(cfg, notes, left_alone)
+        if suspects is None:
+            return
+        snapshot.save_entities(files, token, dict(entities))
+    if suspects is None or len(suspects) > SUSPECTS_MAX:
+        return  # still changing under our feet: the next pass runs in full
+    snapshot.save(
+        cfg,
+        files,
+        {
+            "token": token,
+            "suspects": suspects,
+            "conflicts": sorted(conflicts),
+            "problems": [[p.path, p.message, str(p.severity)] for p in standing],
+            "memory": entries,
+        },
+    )
+
+
+def _memory_entries(
+    cfg: Config,
+    walk: MemoryWalk,
+    memory_written: Mapping[str, bytes | None],
+    memory_read: Mapping[str, bytes],
+    patch: SnapshotUpdate | None,
+) -> dict[str, Any]:
+    """The snapshot's memory entries: the walk's stats; for a file the walk could not trust by its stat, the old
+    entry (a scoped pass's quick check found it unchanged by its hash) or the hash of what the scan read; then
+    the pass's own writes by their hash, its deletions dropped."""
     entries = dict(walk.entries)
     if patch is not None:
         saved = patch.carry.seen.saved["memory"]
@@ -199,34 +237,19 @@ def record(
             entries.pop(key, None)
         else:
             entries[key] = ["sha1", digest(data)]
-    token = os.urandom(8).hex()
+    return entries
+
+
+def _index_notes(cfg: Config, notes: Mapping[str, str], left_alone: Iterable[str]) -> dict[str, str] | None:
+    """Write the snapshot index of a full pass; the notes a quick check must hash itself (``suspects``), or None
+    when git could not write it (no snapshot is recorded then)."""
     index = snapshot_index(cfg)
-    if patch is not None:
-        suspects = patch.suspects()
-        if patch.carry.renamed:  # an entity created or renamed: the names a scoped pass starts from change with it
-            snapshot.save_entities(files, token, dict(entities))
-        else:
-            token = str(patch.carry.seen.saved.get("token"))
-    elif index.write(notes, sorted(set(left_alone))):
+    if not index.write(notes, sorted(set(left_alone))):
+        return None
+    suspects = index.suspects(notes, index.refresh())
+    if len(suspects) > SUSPECTS_MAX:
+        # A first import wrote every note in this second. Once it is past, a refresh records stat data git
+        # can trust, instead of leaving thousands of notes to hash on every quick check.
+        time.sleep(1.0 - time.time() % 1.0 + COARSE_CLOCK_NS / 1e9)
         suspects = index.suspects(notes, index.refresh())
-        if len(suspects) > SUSPECTS_MAX:
-            # A first import wrote every note in this second. Once it is past, a refresh records stat data git
-            # can trust, instead of leaving thousands of notes to hash on every quick check.
-            time.sleep(1.0 - time.time() % 1.0 + COARSE_CLOCK_NS / 1e9)
-            suspects = index.suspects(notes, index.refresh())
-        snapshot.save_entities(files, token, dict(entities))
-    else:
-        return
-    if suspects is None or len(suspects) > SUSPECTS_MAX:
-        return  # still changing under our feet: the next pass runs in full
-    snapshot.save(
-        cfg,
-        files,
-        {
-            "token": token,
-            "suspects": suspects,
-            "conflicts": sorted(conflicts),
-            "problems": [[p.path, p.message, str(p.severity)] for p in standing],
-            "memory": entries,
-        },
-    )
+    return suspects
