@@ -45,60 +45,76 @@ class MemorySide(PlanTarget):
 
     def _memory_entity(self, rel: str) -> None:
         entity = self.mem.entities.get(rel)
-        folder = self.cfg.life / rel
         alive = self.exists(rel)
-        fact_keys = tuple(fact_key(rel, n) for n in self.final_facts.get(rel, {}))
         if entity is None or not entity.broken:
-            current = self.world.mem_facts.get(rel, {})
-            final = self.final_facts.get(rel, {})
-            edits: list[Edit] = []
-            order: list[str] = []
-            for note, (index, record) in sorted(current.items(), key=lambda item: item[1][0]):
-                if fact_key(rel, note) in self.skipped:
-                    order.append(note)
-                    continue
-                if note not in final:
-                    edits.append(DeleteEntry(index))
-                    continue
-                order.append(note)
-                new = final[note]
-                if new is record:  # the unit did not change: the decision handed back memory's own record
-                    continue
-                changed = {k: v for k, v in new.items() if k not in record or canonical(record[k]) != canonical(v)}
-                removed = tuple(k for k in record if k not in new)
-                if changed:
-                    edits.append(SetFields(index, changed))
-                if removed:
-                    edits.append(RemoveFields(index, removed))
-            for note, record in final.items():
-                # A skipped fact missing from the file is one the file holds but could not be read: not new.
-                if note not in current and fact_key(rel, note) not in self.skipped:
-                    edits.append(AppendEntry(record))
-                    order.append(note)
-            for position, note in enumerate(order):
-                self.positions[fact_key(rel, note)] = position
-            keys = tuple(fact_key(rel, n) for n in set(current) | set(final))
-            unshown = _unshown(entity, current, self.skipped) if entity else 0
-            if entity and entity.doc and not alive and not unshown:
-                self.add("memory", "delete", folder / "items.json", None, entity.items_raw, keys)
-            elif entity and entity.doc and not alive:
-                # The entity is gone from the vault, but the file holds facts the vault never showed (an unsafe
-                # id, not an object, unreadable): the person could not have meant to delete those.
-                if edits:
-                    data = apply_edits(entity.doc, edits)
-                    self.add("memory", "write", folder / "items.json", data, entity.items_raw, keys, keep_old=True)
-                    why = f"{unshown} fact(s) never shown in the vault (see the errors about them) are kept in it"
-                    self.plan.problems.append(
-                        Problem(str(folder / "items.json"), f"{why}; fix or delete them there", Severity.WARNING)
-                    )
-            elif edits and entity and entity.doc:
+            self._memory_items(rel, entity, alive)
+        self._memory_summary(rel, entity, alive)
+
+    def _memory_items(self, rel: str, entity: MemEntity | None, alive: bool) -> None:
+        """The entity's ``items.json``: spliced entry by entry when it exists, so the file keeps its style."""
+        folder = self.cfg.life / rel
+        current = self.world.mem_facts.get(rel, {})
+        final = self.final_facts.get(rel, {})
+        edits, order = self._fact_edits(rel, current, final)
+        for position, note in enumerate(order):
+            self.positions[fact_key(rel, note)] = position
+        keys = tuple(fact_key(rel, n) for n in set(current) | set(final))
+        unshown = _unshown(entity, current, self.skipped) if entity else 0
+        if entity and entity.doc and not alive and not unshown:
+            self.add("memory", "delete", folder / "items.json", None, entity.items_raw, keys)
+        elif entity and entity.doc and not alive:
+            # The entity is gone from the vault, but the file holds facts the vault never showed (an unsafe
+            # id, not an object, unreadable): the person could not have meant to delete those.
+            if edits:
                 data = apply_edits(entity.doc, edits)
-                keep_old = any(isinstance(e, DeleteEntry) for e in edits)
-                self.add("memory", "write", folder / "items.json", data, entity.items_raw, keys, keep_old=keep_old)
-            elif edits and final:
-                data = new_items_file([final[n] for n in order])
-                expected = entity.items_raw if entity else None
-                self.add("memory", "write", folder / "items.json", data, expected, fact_keys)
+                self.add("memory", "write", folder / "items.json", data, entity.items_raw, keys, keep_old=True)
+                why = f"{unshown} fact(s) never shown in the vault (see the errors about them) are kept in it"
+                self.plan.problems.append(
+                    Problem(str(folder / "items.json"), f"{why}; fix or delete them there", Severity.WARNING)
+                )
+        elif edits and entity and entity.doc:
+            data = apply_edits(entity.doc, edits)
+            keep_old = any(isinstance(e, DeleteEntry) for e in edits)
+            self.add("memory", "write", folder / "items.json", data, entity.items_raw, keys, keep_old=keep_old)
+        elif edits and final:
+            data = new_items_file([final[n] for n in order])
+            expected = entity.items_raw if entity else None
+            fact_keys = tuple(fact_key(rel, n) for n in final)
+            self.add("memory", "write", folder / "items.json", data, expected, fact_keys)
+
+    def _fact_edits(
+        self, rel: str, current: dict[str, tuple[int, Record]], final: dict[str, Record]
+    ) -> tuple[list[Edit], list[str]]:
+        """The edits that turn the file's facts into the final ones, and the facts' order in the result: kept
+        and changed facts where they stood, new ones at the end."""
+        edits: list[Edit] = []
+        order: list[str] = []
+        for note, (index, record) in sorted(current.items(), key=lambda item: item[1][0]):
+            if fact_key(rel, note) in self.skipped:
+                order.append(note)
+                continue
+            if note not in final:
+                edits.append(DeleteEntry(index))
+                continue
+            order.append(note)
+            new = final[note]
+            if new is record:  # the unit did not change: the decision handed back memory's own record
+                continue
+            changed = {k: v for k, v in new.items() if k not in record or canonical(record[k]) != canonical(v)}
+            removed = tuple(k for k in record if k not in new)
+            if changed:
+                edits.append(SetFields(index, changed))
+            if removed:
+                edits.append(RemoveFields(index, removed))
+        for note, record in final.items():
+            # A skipped fact missing from the file is one the file holds but could not be read: not new.
+            if note not in current and fact_key(rel, note) not in self.skipped:
+                edits.append(AppendEntry(record))
+                order.append(note)
+        return edits, order
+
+    def _memory_summary(self, rel: str, entity: MemEntity | None, alive: bool) -> None:
+        """The entity's ``summary.md``: written from the final content, or deleted with the entity."""
         key = entity_key(rel)
         if key in self.skipped:
             return
@@ -107,7 +123,7 @@ class MemorySide(PlanTarget):
         final_content = self.final_content.get(rel)
         if canonical_content(current_content) == canonical_content(final_content) and (alive or summary is None):
             return
-        path = folder / "summary.md"
+        path = self.cfg.life / rel / "summary.md"
         if not alive:
             if summary is not None:
                 self.add("memory", "delete", path, None, summary.raw, (key,))

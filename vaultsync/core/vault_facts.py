@@ -30,35 +30,63 @@ def vault_entity(
     today: date,
 ) -> None:
     """Set the vault value of the entity's note and of each of its fact notes' units."""
-    if ventity.note is not None:
-        state = world.unit(entity_key(rel), ENTITY)
-        state.vault_note = ventity.note
-        if ventity.note.broken:
-            state.vault = UNKNOWN
-        else:
-            content, ignored = entity_content(ventity.note.props, ventity.note.body, state.base, base_derived)
-            state.vault = content
-            for prop in ignored:
-                world.problems.append(
-                    Problem(
-                        ventity.note.path,
-                        f"'{prop}' is computed from the facts; the edit was replaced (edit the facts instead)",
-                        Severity.WARNING,
-                    )
-                )
+    _entity_note(world, rel, ventity, base_derived)
     style = world.styles.get(rel, {})
     known = set(world.mem_facts.get(rel, {})) | set(synced_notes)
+    note_ids = _note_ids(world, rel, ventity)
+    fresh = _known_notes(world, rel, ventity, style, ids_seen, today, known, note_ids)
+    _place_fresh(world, rel, ventity, fresh, style, ids_seen, today, known, note_ids)
+
+
+def _entity_note(world: World, rel: str, ventity: VaultEntity, base_derived: dict[str, Any] | None) -> None:
+    """The entity's own note read against its record; a computed property the person edited is reported."""
+    if ventity.note is None:
+        return
+    state = world.unit(entity_key(rel), ENTITY)
+    state.vault_note = ventity.note
+    if ventity.note.broken:
+        state.vault = UNKNOWN
+        return
+    content, ignored = entity_content(ventity.note.props, ventity.note.body, state.base, base_derived)
+    state.vault = content
+    for prop in ignored:
+        world.problems.append(
+            Problem(
+                ventity.note.path,
+                f"'{prop}' is computed from the facts; the edit was replaced (edit the facts instead)",
+                Severity.WARNING,
+            )
+        )
+
+
+def _note_ids(world: World, rel: str, ventity: VaultEntity) -> dict[str, str]:
+    """The id each note name stands for in links, the memory's facts first."""
+    note_ids = {n: str(r["id"]) for n, (_, r) in world.mem_facts.get(rel, {}).items() if isinstance(r.get("id"), str)}
+    # A note renamed in Obsidian has every link to it rewritten to its new name: that name stands for its id.
+    for stem, note in ventity.facts.items():
+        if isinstance(note.props.get("id"), str) and not note.broken:
+            note_ids.setdefault(stem, note.props["id"])
+    return note_ids
+
+
+def _known_notes(
+    world: World,
+    rel: str,
+    ventity: VaultEntity,
+    style: dict[str, str],
+    ids_seen: dict[str, set[str]],
+    today: date,
+    known: set[str],
+    note_ids: dict[str, str],
+) -> dict[str, Note]:
+    """Read each note that is a known fact's (by name, or by a decomposed name) and finish a killed pass's
+    renames; hand back the rest, the notes still to be placed by the id they carry."""
     # Notes already renamed to a minted id by a pass killed before it removed the original: by their text.
     renamed = {
         note.body.strip(): stem
         for stem, note in ventity.facts.items()
         if stem not in known and not note.broken and _is_minted(stem) and note.props.get("id") == stem
     }
-    note_ids = {n: str(r["id"]) for n, (_, r) in world.mem_facts.get(rel, {}).items() if isinstance(r.get("id"), str)}
-    # A note renamed in Obsidian has every link to it rewritten to its new name: that name stands for its id.
-    for stem, note in ventity.facts.items():
-        if isinstance(note.props.get("id"), str) and not note.broken:
-            note_ids.setdefault(stem, note.props["id"])
     fresh: dict[str, Note] = {}
     # A note of a known fact whose name a sync app decomposed (NFD) is that fact's note, id property or not.
     unseen = {composed(n): n for n in known if n not in ventity.facts and not n.isascii()}
@@ -92,6 +120,22 @@ def vault_entity(
             world.minted[fact_key(rel, twin)] = Minted(rel, twin, note.path, note.raw)  # finish that rename
             continue
         fresh[stem] = note
+    return fresh
+
+
+def _place_fresh(
+    world: World,
+    rel: str,
+    ventity: VaultEntity,
+    fresh: dict[str, Note],
+    style: dict[str, str],
+    ids_seen: dict[str, set[str]],
+    today: date,
+    known: set[str],
+    note_ids: dict[str, str],
+) -> None:
+    """Each note no known fact's name stands for, placed by the id it carries (``core/claims.py``): adopted by
+    its fact, kept as a new fact, or left alone when the id is another note's."""
     holders = {n: i for n in known if isinstance(i := _held_id(world.units.get(fact_key(rel, n))), str)}
     claims = claim({stem: note.props.get("id") for stem, note in fresh.items()}, holders, set(ventity.facts))
     # Ids kept and notes adopted first, so that an id minted for another note cannot take theirs.
