@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import socket
 import sys
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Path, Query
 from fastapi.middleware.cors import CORSMiddleware
+from fastapi.params import Depends
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from vaultsync import __version__
@@ -80,6 +82,19 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
     )
     app.add_middleware(Guard, hosts=hosts)  # added last, so it runs first
 
+    _pass_routes(app, cfg, events, recaller, auth_dep)
+    _entity_routes(app, cfg, auth_dep)
+    fact_routes.add(app, cfg, events, auth_dep, answered)
+    _lookup_routes(app, cfg, recaller, auth_dep)
+    plugin_routes.add(app, cfg, events, recaller, auth_dep, answered)
+    turn_routes.add(app, cfg, events, recaller, auth_dep)
+    app.state.events = events
+    return app
+
+
+def _pass_routes(app: FastAPI, cfg: Config, events: Events, recaller: Recaller, auth_dep: Sequence[Depends]) -> None:
+    """Health, status, a pass on demand and the stream of passes: what a plugin polls or follows."""
+
     @app.get("/health", response_model=models.Health, tags=["sync"])
     def health() -> dict[str, Any]:
         return {"ok": True, "version": __version__}
@@ -111,6 +126,10 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
     async def events_stream(limit: Annotated[int | None, Query(ge=1, le=10_000)] = None) -> StreamingResponse:
         return EventStream(events.stream(limit))
 
+
+def _entity_routes(app: FastAPI, cfg: Config, auth_dep: Sequence[Depends]) -> None:
+    """The entities, and one with its facts."""
+
     @app.get(
         "/entities", dependencies=auth_dep, response_model=models.EntityList, responses=errors(401), tags=["memory"]
     )
@@ -127,7 +146,9 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
     def get_entity(entity: Annotated[str, Path(max_length=1_000)]) -> dict[str, Any]:
         return entities.get_entity(cfg, entity).to_json()
 
-    fact_routes.add(app, cfg, events, auth_dep, answered)
+
+def _lookup_routes(app: FastAPI, cfg: Config, recaller: Recaller, auth_dep: Sequence[Depends]) -> None:
+    """Searching the memory and reading its history: reads that never take the lock."""
 
     @app.get(
         "/recall", dependencies=auth_dep, response_model=models.HitList, responses=errors(401, 422), tags=["memory"]
@@ -170,11 +191,6 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         limit: Annotated[int, Query(ge=1, le=1_000, description="at most this many changes")] = 50,
     ) -> dict[str, Any]:
         return history(cfg, target, since=since, limit=limit).to_json()
-
-    plugin_routes.add(app, cfg, events, recaller, auth_dep, answered)
-    turn_routes.add(app, cfg, events, recaller, auth_dep)
-    app.state.events = events
-    return app
 
 
 def _written(written: memory.Written, code: int = 200) -> Response:
