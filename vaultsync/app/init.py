@@ -117,6 +117,41 @@ def init_vault(
     warnings = check_roots(workspace, life, vault)
     remote = RemoteSettings() if remote_url or clone_url else None
     token = configmod.token_beside(config_path.expanduser().absolute())
+    cfg, text = _choose_config(workspace, life, vault, config_path, remote, token, clone_url, fact_text)
+    result = InitResult(config_path, warnings=warnings)
+    if not cfg.layout.fact_text_property:
+        result.notes.append(
+            f"Bases views do not show the fact text in this vault; to add it, set fact_text_property = true under "
+            f"[vault] in {config_path} (the next pass then rewrites each fact note once)"
+        )
+    if clone_url and remote:
+        _clone(clone_url, vault, remote)
+        result.cloned = True
+    vault.mkdir(parents=True, exist_ok=True)
+    if not config_path.exists():
+        atomic_write(config_path, text)
+    result.token_path = token
+    result.token_created = make_token(token)
+    _prepare_obsidian(vault, cfg, result)
+    _ignore_state(vault, result)
+    repo = _open_repo(vault, remote_url, remote, result)
+    _commit_init(repo, cfg, result)
+    return result
+
+
+def _choose_config(
+    workspace: Path,
+    life: Path,
+    vault: Path,
+    config_path: Path,
+    remote: RemoteSettings | None,
+    token: Path,
+    clone_url: str | None,
+    fact_text: bool | None,
+) -> tuple[Config, bytes]:
+    """The config init stands for and the text it writes when none is there yet. A config already there is
+    kept when it is what init would write (with the fact text on or off, whichever the person chose), so init
+    can run again; any other raises before anything is written."""
     # A new vault shows each fact's text in Bases views from its first note; an existing one is only told how,
     # since turning it on rewrites every fact note once.
     fresh = (not clone_url and not _has_notes(vault)) if fact_text is None else fact_text
@@ -133,32 +168,27 @@ def init_vault(
     }
     cfg = made[fresh]
     text = configmod.dumps(cfg).encode()
-    result = InitResult(config_path, warnings=warnings)
     if config_path.exists():
         there = config_path.read_bytes()
         found = next((c for c in made.values() if configmod.dumps(c).encode() == there), None)
         if found is None:
             raise ConfigError(f"{config_path}: a different config is already there; remove it or pass another --config")
         cfg = found
-    if not cfg.layout.fact_text_property:
-        result.notes.append(
-            f"Bases views do not show the fact text in this vault; to add it, set fact_text_property = true under "
-            f"[vault] in {config_path} (the next pass then rewrites each fact note once)"
-        )
-    if clone_url and remote:
-        if vault.exists() and any(vault.iterdir()):
-            raise ConfigError(f"{vault}: --clone needs a vault folder that is missing or empty")
-        try:
-            gitremote.clone(clone_url, vault, remote.name, remote.branch)
-        except (gitremote.Unreachable, GitFailed) as exc:
-            raise ConfigError(f"{vault}: {exc}; check the URL and that git can reach it") from None
-        result.cloned = True
-    vault.mkdir(parents=True, exist_ok=True)
-    if not config_path.exists():
-        atomic_write(config_path, text)
-    result.token_path = token
-    result.token_created = make_token(token)
+    return cfg, text
 
+
+def _clone(clone_url: str, vault: Path, remote: RemoteSettings) -> None:
+    """Start the vault as a clone; only into a folder that is missing or empty, so no note is ever mixed in."""
+    if vault.exists() and any(vault.iterdir()):
+        raise ConfigError(f"{vault}: --clone needs a vault folder that is missing or empty")
+    try:
+        gitremote.clone(clone_url, vault, remote.name, remote.branch)
+    except (gitremote.Unreachable, GitFailed) as exc:
+        raise ConfigError(f"{vault}: {exc}; check the URL and that git can reach it") from None
+
+
+def _obsidian_files(cfg: Config) -> dict[str, bytes]:
+    """The templates, the dashboard and the Obsidian settings a vault starts with, by path in the vault."""
     wanted: dict[str, bytes] = {f"Templates/{n}": _template(n) for n in TEMPLATE_FILES}
     wanted["Memory.base"] = _dashboard(cfg.layout.fact_text_property)
     wanted[".obsidian/daily-notes.json"] = _json(
@@ -166,8 +196,14 @@ def init_vault(
     )
     wanted[".obsidian/templates.json"] = _json({"folder": "Templates"})
     wanted[".obsidian/types.json"] = _json({"types": PROPERTY_TYPES})
+    return wanted
+
+
+def _prepare_obsidian(vault: Path, cfg: Config, result: InitResult) -> None:
+    """Write each starting file the vault lacks and keep the person's own; only types.json is added to, since
+    the notes' property types depend on it."""
     adopted = Adopted()
-    for rel, data in wanted.items():
+    for rel, data in _obsidian_files(cfg).items():
         target = vault / rel
         if target.exists() and rel == TYPES:
             merge_types(vault, PROPERTY_TYPES, adopted)
@@ -182,6 +218,9 @@ def init_vault(
     result.updated = adopted.updated
     result.warnings += adopted.warnings
 
+
+def _ignore_state(vault: Path, result: InitResult) -> None:
+    """Add the lines that keep vaultsync's state out of the repository to ``.gitignore``."""
     ignore = vault / ".gitignore"
     existing = ignore.read_text(encoding="utf-8") if ignore.exists() else ""
     missing = [line for line in GITIGNORE_LINES if line not in existing.splitlines()]
@@ -191,6 +230,9 @@ def init_vault(
         atomic_write(ignore, (existing + prefix + "\n".join(missing) + "\n").encode(), existing.encode() or None)
         result.created.append(".gitignore")
 
+
+def _open_repo(vault: Path, remote_url: str | None, remote: RemoteSettings | None, result: InitResult) -> VaultRepo:
+    """The vault's repository, made when missing, with the remote added when one was asked for."""
     result.repo_created = ensure_repo(vault)
     repo = VaultRepo(vault)
     if remote_url and remote:
@@ -198,6 +240,11 @@ def init_vault(
             result.remote_added = gitremote.add_remote(repo.git, remote.name, remote_url)
         except GitFailed as exc:
             raise ConfigError(f"{vault}: {exc.stderr}; change it with `git remote set-url`, or pass --config") from None
+    return repo
+
+
+def _commit_init(repo: VaultRepo, cfg: Config, result: InitResult) -> None:
+    """Commit what init found and what it wrote, each as whoever wrote it."""
     # The person's notes (a vault adopted into a new repository) and the settings file of theirs init added to
     # are committed as the person, before vaultsync's own files as the agent: nothing of theirs stays untracked,
     # and git says who wrote what. Locally only: the first sync pushes them.
@@ -212,7 +259,6 @@ def init_vault(
         done = write(local, Change("init", actor, apply=_commit_only(paths, subject), run_pass=False))
         result.warnings += [p.line() for p in done.problems]
         result.commit = done.commits[-1] if done.commits else result.commit
-    return result
 
 
 def _commit_only(paths: list[str], subject: str) -> Callable[[], Applied]:

@@ -37,8 +37,7 @@ def assign_notes(
     Matching order for a fact: the base note whose record has the same id; for facts without an id, the base
     note with the same content, then the same text, then the same position and date. Whatever is left is new.
     """
-    claimed: dict[str, str] = {}  # folded name -> name
-    result: dict[str, tuple[int, Record]] = {}
+    names = _Names()
     by_id: dict[str, str] = {}
     idless_base: list[tuple[str, Record, int]] = []
     for note, (record, index) in base.items():
@@ -47,50 +46,82 @@ def assign_notes(
             by_id.setdefault(fact_id, note)
         else:
             idless_base.append((note, record, index))
+    pending = _claim_by_id(facts, by_id, names)
+    if idless_base:  # nothing to match against in a first import
+        pending = _claim_idless(pending, idless_base, names)
+    _name_new(slug, pending, names)
+    return names.given
 
-    def claim(note: str, item: tuple[int, Record]) -> None:
-        claimed[fold(note)] = note
-        result[note] = item
 
+class _Names:
+    """The note names given so far, kept folded too: two names that differ only in case are one note on a
+    case-insensitive file system, so a name is taken when its folded form is."""
+
+    def __init__(self) -> None:
+        self.folded: set[str] = set()
+        self.given: dict[str, tuple[int, Record]] = {}
+
+    def taken(self, note: str) -> bool:
+        return fold(note) in self.folded
+
+    def claim(self, note: str, item: tuple[int, Record]) -> None:
+        self.folded.add(fold(note))
+        self.given[note] = item
+
+
+def _claim_by_id(
+    facts: Sequence[tuple[int, Record]], by_id: Mapping[str, str], names: _Names
+) -> list[tuple[int, Record]]:
+    """Give each fact whose id a base note holds that note; returns the facts still without one, in order."""
     pending: list[tuple[int, Record]] = []
     for index, record in facts:
         fact_id = record.get("id")
         note = by_id.get(fact_id) if isinstance(fact_id, str) else None
-        if note and fold(note) not in claimed:
-            claim(note, (index, record))
+        if note and not names.taken(note):
+            names.claim(note, (index, record))
         else:
             pending.append((index, record))
+    return pending
 
+
+def _claim_idless(
+    pending: list[tuple[int, Record]], idless_base: Sequence[tuple[str, Record, int]], names: _Names
+) -> list[tuple[int, Record]]:
+    """Match facts without an id to the base's notes without one, by each test in turn, closest first, so a
+    looser test never takes a note a closer one would give another fact; returns the facts still unmatched."""
     matchers = (
         lambda rec, idx, brec, bidx: canonical(rec) == canonical(brec),
         lambda rec, idx, brec, bidx: "fact" in rec and rec.get("fact") == brec.get("fact"),
         lambda rec, idx, brec, bidx: idx == bidx and _when(rec) == _when(brec),
     )
-    for match in matchers if idless_base else ():  # nothing to match against in a first import
+    for match in matchers:
         still: list[tuple[int, Record]] = []
         for index, record in pending:
             if isinstance(record.get("id"), str):
                 still.append((index, record))
                 continue
             found = next(
-                (n for n, brec, bidx in idless_base if fold(n) not in claimed and match(record, index, brec, bidx)),
+                (n for n, brec, bidx in idless_base if not names.taken(n) and match(record, index, brec, bidx)),
                 None,
             )
             if found:
-                claim(found, (index, record))
+                names.claim(found, (index, record))
             else:
                 still.append((index, record))
         pending = still
+    return pending
 
+
+def _name_new(slug: str, pending: Sequence[tuple[int, Record]], names: _Names) -> None:
+    """Name each fact no base note matched: its id, else ``<slug>-<hash>``, with ``~2``, ``~3``... when taken."""
     for index, record in pending:
         fact_id = record.get("id")
         stem = fact_id if isinstance(fact_id, str) else f"{slug}-{_text_hash(record)}"
         note, n = stem, 1
-        while fold(note) in claimed:
+        while names.taken(note):
             n += 1
             note = f"{stem}~{n}"
-        claim(note, (index, record))
-    return result
+        names.claim(note, (index, record))
 
 
 def _when(record: Record) -> object:
