@@ -3,9 +3,9 @@
 Each tool is a few lines over the same ``app/`` function the HTTP routes call, so an agent using MCP and a
 plugin using HTTP see one behaviour. A client's mistake (an unknown id, a bad name, a stale version) comes
 back as a tool error whose text says what to do, never as a crash of the server. Adding a tool for another
-use case is one more decorated function in ``_register`` (the reads, resources and prompt are in
-``server/mcp_reads.py``). An argument the tool's schema refuses gets one line naming it and what is allowed
-(``server/mcp_args.py``), not the validator's report.
+use case is one more decorated function in its family (``_fact_tools`` and the like; the reads, resources
+and prompt are in ``server/mcp_reads.py``). An argument the tool's schema refuses gets one line naming it and
+what is allowed (``server/mcp_args.py``), not the validator's report.
 """
 
 from __future__ import annotations
@@ -86,12 +86,15 @@ def _fields(**given: Any) -> dict[str, Any]:
 
 def create_server(cfg: Config) -> MCPServer:
     server = CheckedServer(name="vaultsync", version=__version__, instructions=INSTRUCTIONS)
-    _register(server, cfg)
+    for register in (_fact_tools, _lookup_tools, _turn_tools, _pass_tools):
+        register(server, cfg)
     mcp_reads.register(server, cfg, _answer)
     return server
 
 
-def _register(server: MCPServer, cfg: Config) -> None:
+def _fact_tools(server: MCPServer, cfg: Config) -> None:
+    """Writes to one fact: remember, supersede, forget, edit; each commits as the client that asked."""
+
     @server.tool(
         description="Add a fact to an entity. Returns the stored fact with its new id (e.g. sarah-chen-008).",
         annotations=ADDS,
@@ -147,6 +150,10 @@ def _register(server: MCPServer, cfg: Config) -> None:
         actor = _actor(ctx)
         return _answer(lambda: memory.patch(cfg, id, {"fact": text}, entity=entity, actor=actor))
 
+
+def _lookup_tools(server: MCPServer, cfg: Config) -> None:
+    """Reads of the memory as it stands and as it was: an entity, a search, the history."""
+
     @server.tool(
         description="Read an entity: its summary and its active, superseded and other facts with their ids and "
         "dates. full=true adds each fact's whole record, note path and version.",
@@ -157,14 +164,6 @@ def _register(server: MCPServer, cfg: Config) -> None:
         full: Annotated[bool, Field(description="every field of every fact, as stored")] = False,
     ) -> dict[str, Any]:
         return _answer(lambda: _Shown(entities.get_entity(cfg, entity), full))
-
-    @server.tool(
-        name="sync",
-        description="Run one sync pass between the memory files and the Obsidian vault; returns its report.",
-        annotations=SYNCS,
-    )
-    def sync_now() -> dict[str, Any]:
-        return _answer(lambda: sync(cfg, PassOptions(), kind="mcp"))
 
     @server.tool(
         description="Search the whole memory (facts, entity summaries, MEMORY.md, daily notes) for plain words; "
@@ -205,6 +204,10 @@ def _register(server: MCPServer, cfg: Config) -> None:
     ) -> dict[str, Any]:
         return _answer(lambda: read_history(cfg, target, since=since, limit=limit))
 
+
+def _turn_tools(server: MCPServer, cfg: Config) -> None:
+    """A turn's two tools: what to know before answering, and the entry it leaves in today's note."""
+
     @server.tool(
         description="What to know before answering a message: the current facts and summary of the entities it "
         "names, then the best related memories (never a superseded fact), as text within a character budget.",
@@ -228,6 +231,18 @@ def _register(server: MCPServer, cfg: Config) -> None:
     ) -> dict[str, Any]:
         actor = _actor(ctx)
         return _answer(lambda: capture.append_daily(cfg, text, source=source, actor=actor))
+
+
+def _pass_tools(server: MCPServer, cfg: Config) -> None:
+    """A pass on demand, and the state the last one left."""
+
+    @server.tool(
+        name="sync",
+        description="Run one sync pass between the memory files and the Obsidian vault; returns its report.",
+        annotations=SYNCS,
+    )
+    def sync_now() -> dict[str, Any]:
+        return _answer(lambda: sync(cfg, PassOptions(), kind="mcp"))
 
     @server.tool(description="The last sync run, open conflicts, standing problems and the schedule.", annotations=READ)
     def status() -> dict[str, Any]:
