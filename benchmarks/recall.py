@@ -36,11 +36,11 @@ from vaultsync.app.recall import (
     plan_terms,
     search,
 )
-from vaultsync.app.recall_refresh import refresh, refresh_after_pass
 from vaultsync.app.sync import sync
 from vaultsync.state.files import StateFiles
 from vaultsync.state.recall import Filters, RecallIndex
 from vaultsync.state.recall_query import STOPWORDS, terms
+from vaultsync.write_path.recall_refresh import refresh, refresh_after_pass
 
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]+")
 

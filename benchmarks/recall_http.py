@@ -23,7 +23,7 @@ from serving import running_serve
 
 from vaultsync import config as configmod
 from vaultsync.app.recall import RecallOptions, search
-from vaultsync.app.recall_refresh import refresh
+from vaultsync.write_path.recall_refresh import refresh
 
 
 def main() -> None:

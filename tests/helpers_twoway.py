@@ -290,7 +290,7 @@ def assert_diff_only_touches(old: bytes, new: bytes, values: Iterable[str]) -> N
 
 def props_of(path: Path) -> dict[str, Any]:
     """A note's properties as Obsidian (YAML 1.2 core schema) reads them."""
-    from vaultsync.yamlcore import parse_properties
+    from vaultsync.text.yamlcore import parse_properties
 
     lines, _ = split(path)
     return parse_properties("".join(line + "\n" for line in lines))

@@ -123,7 +123,9 @@ def test_the_cli_starts_where_fcntl_does_not_exist(tmp_path: Path) -> None:
     env = {"PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
     done = _vs("--help", env=env)
     assert done.returncode == 0, done.stderr
-    probe = "import vaultsync.lock, vaultsync.forked, vaultsync.engine.run, vaultsync.app.sync; print('ok')"
+    probe = (
+        "import vaultsync.system.lock, vaultsync.system.forked, vaultsync.engine.run, vaultsync.app.sync; print('ok')"
+    )
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, env={**os.environ, **env}, check=False
     )

@@ -58,11 +58,11 @@ from helpers_twoway import (
     split,
 )
 
-from vaultsync import fs, renames
 from vaultsync.app.sync import PassOptions, sync
-from vaultsync.lock import LockHeld
 from vaultsync.memory.tree import parse_summary
 from vaultsync.model import ExitCode, Report
+from vaultsync.system import fs, renames
+from vaultsync.system.lock import LockHeld
 from vaultsync.vault.notes import read_entity_note
 from vaultsync.vault.scan import CONFLICT_MARK
 

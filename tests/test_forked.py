@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultsync.forked import ForkedMap, WorkerFailed, one_at_a_time, processes_for
+from vaultsync.system.forked import ForkedMap, WorkerFailed, one_at_a_time, processes_for
 
 
 def pid_and_square(item: int) -> tuple[int, int, int]:
@@ -79,7 +79,7 @@ def test_closing_early_ends_every_worker() -> None:
 
 PARENT = """
 import sys, time
-from vaultsync.forked import ForkedMap
+from vaultsync.system.forked import ForkedMap
 def sleeps(item):
     time.sleep(60)
 workers = ForkedMap(sleeps, [1, 2], 2)

@@ -14,9 +14,9 @@ from fastapi.testclient import TestClient
 from helpers_server import AUTH, TOKEN
 from helpers_twoway import SARAH, SARAH_DIR, Env
 
-from vaultsync.lock import run_lock
 from vaultsync.server.http import create_app
 from vaultsync.state.files import StateFiles
+from vaultsync.system.lock import run_lock
 
 ROUTES = [
     ("GET", "/status", None),

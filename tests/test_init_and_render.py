@@ -44,10 +44,10 @@ from vaultsync.app.init import init_vault
 from vaultsync.app.sync import status
 from vaultsync.config import ConfigError
 from vaultsync.engine.run import run_pass
-from vaultsync.lock import LockHeld
 from vaultsync.model import Change, Conflict, ExitCode, Problem, Report, Severity
 from vaultsync.options import PassOptions
 from vaultsync.state import runs
+from vaultsync.system.lock import LockHeld
 from vaultsync.vault.notes import VIEW_MARKER
 
 AGENT = "vaultsync agent <agent@vaultsync.invalid>"
@@ -738,7 +738,7 @@ def test_agent_edit_commits_exactly_the_changed_notes(synced: Env) -> None:
 LOCK_HOLDER = """
 import sys, time
 from pathlib import Path
-from vaultsync.lock import run_lock
+from vaultsync.system.lock import run_lock
 with run_lock(Path(sys.argv[1])):
     Path(sys.argv[2]).write_text("ready")
     time.sleep(60)

@@ -1,8 +1,8 @@
 """The house's layers, read from the imports themselves: a test fails the moment a module reaches a layer it must
-not, so docs/architecture.md's folder map stays true.
+not, so docs/architecture.md's folder map stays true. A module's layer is its folder.
 
-faces (cli.py, watch.py, server/) -> api.py (the public surface) -> app/ -> engine/ -> core/
-    -> memory/, vault/, state/, git/ -> leaves
+faces (cli/, server/) -> api.py (the public surface) -> app/ (use cases) -> write_path/ -> engine/ -> core/
+    -> memory/, vault/, state/, git/ -> system/, text/ -> the shared values at the package root
 """
 
 from __future__ import annotations
@@ -14,22 +14,28 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "vaultsync"
-FOLDERS = {"app", "engine", "core", "memory", "vault", "state", "git", "server"}
-FACE_MODULES = {"cli", "watch", "__main__"}
-# What each layer may import, besides the leaves (which every layer may).
+FACES = {"cli", "server"}
+# The floors every layer stands on: the shared values at the root, what is asked of the OS, text formats.
+GROUND = {"leaf", "system", "text"}
+# What each layer may import, besides the ground floors (which every layer may).
 ALLOWED: dict[str, set[str]] = {
     "leaf": set(),
+    "system": {"system"},
+    "text": {"text"},
     "memory": {"memory"},
     "vault": {"vault"},
     "state": {"state"},
     "git": {"git"},
     "core": {"core", "memory", "vault", "state"},
     "engine": {"engine", "core", "memory", "vault", "state", "git"},
-    "app": {"app", "engine", "core", "memory", "vault", "state", "git"},
+    "write_path": {"write_path", "engine", "core", "memory", "vault", "state", "git"},
+    "app": {"app", "write_path", "core", "memory", "vault", "state", "git"},
     "surface": {"app"},  # vaultsync/api.py: the public surface, over the use cases
     "face": {"face", "surface"},  # the command line hands a command to its own face module
 }
+FOLDERS = set(ALLOWED) - {"leaf", "surface", "face"} | FACES
 FACE_LEAVES = {"model", "config"}  # a face reads the config and prints the model; nothing else below app/
+ROOT_MODULES_AT_MOST = 10  # the shared values and the surface; everything else lives in a room
 
 
 def modules() -> Iterator[tuple[str, Path]]:
@@ -39,14 +45,26 @@ def modules() -> Iterator[tuple[str, Path]]:
 
 
 def layer_of(module: str) -> str:
+    """A module's layer is its folder: ``vaultsync.cli.parser`` is a face, ``vaultsync.system.fs`` the system
+    floor; a module at the package root is a shared value (a leaf), but for the surface."""
     parts = module.split(".")
     if len(parts) == 1:
         return "leaf"  # the package itself: __version__
     if parts[1] == "api":
         return "surface"
-    if parts[1] in FOLDERS:
-        return "face" if parts[1] == "server" else parts[1]
-    return "face" if parts[1] in FACE_MODULES or parts[1].startswith("cli_") else "leaf"
+    if parts[1] in FACES:
+        return "face"
+    if parts[1] in FOLDERS and (len(parts) > 2 or (PACKAGE / parts[1]).is_dir()):
+        return parts[1]
+    return "leaf"
+
+
+def may_import(own: str, theirs: str) -> bool:
+    """Whether layer ``own`` may import layer ``theirs``: its own list, the shared values (for everyone), and the
+    system and text floors (for everyone above them; they stand beside each other, on the shared values)."""
+    if theirs in ALLOWED[own] or theirs == "leaf":
+        return True
+    return theirs in ("system", "text") and own not in GROUND
 
 
 def imports(path: Path, module: str) -> Iterator[tuple[str, list[str], int]]:
@@ -85,11 +103,11 @@ def test_each_module_imports_only_the_layers_below_it(module: str, path: Path) -
     wrong = []
     for target, _, line in imports(path, module):
         theirs = layer_of(target)
-        if theirs == "leaf":
-            if own == "face" and target.split(".")[-1] not in FACE_LEAVES and target != "vaultsync":
-                wrong.append(f"line {line}: a face imports the leaf {target}; go through vaultsync.api")
+        if own == "face" and theirs in GROUND:
+            if target.split(".")[-1] not in FACE_LEAVES and target != "vaultsync":
+                wrong.append(f"line {line}: a face imports {target} ({theirs}); go through vaultsync.api")
             continue
-        if theirs not in ALLOWED[own]:
+        if not may_import(own, theirs):
             wrong.append(f"line {line}: {own} imports {target} ({theirs})")
     assert not wrong, f"{module} crosses a layer:\n" + "\n".join(wrong)
 
@@ -200,7 +218,7 @@ def crossings_by_reexport(module: str, path: Path) -> list[str]:
         for name in names:
             home = origin(target, name)
             theirs = layer_of(home)
-            if theirs == "leaf" or home == module:
+            if theirs in GROUND or home == module:
                 continue
             allowed = ALLOWED[own] | ({"app"} if own == "face" and target == "vaultsync.api" else set())
             if theirs not in allowed:
@@ -247,7 +265,7 @@ IO_METHODS = {
     "exists", "is_dir", "is_file", "is_symlink", "stat", "lstat", "read_bytes", "read_text", "write_bytes",
     "write_text", "iterdir", "glob", "rglob", "mkdir", "unlink", "rmdir", "open", "execute", "listdir", "scandir",
 }  # fmt: skip
-IO_MODULES = {"sqlite3", "os", "shutil", "subprocess", "io", "vaultsync.fs", "vaultsync.state.base"}
+IO_MODULES = {"sqlite3", "os", "shutil", "subprocess", "io", "vaultsync.system.fs", "vaultsync.state.base"}
 
 
 def io_in(tree: ast.AST) -> list[str]:
@@ -278,7 +296,7 @@ def test_the_decision_does_no_io() -> None:
     assert not impure, "I/O in core/:\n" + "\n".join(impure)
 
 
-WRITE_PATH = "vaultsync.app.write"
+WRITE_PATH = "vaultsync.write_path.write"
 
 
 def calls_named(tree: ast.AST, names: set[str]) -> list[int]:
@@ -303,7 +321,7 @@ def test_only_the_write_path_takes_the_lock() -> None:
     takers = [
         f"{m}: line {n}"
         for m, p in ALL
-        if m not in (WRITE_PATH, "vaultsync.lock")
+        if m not in (WRITE_PATH, "vaultsync.system.lock")
         for n in calls_named(_tree(p), {"run_lock"})
     ]
     assert not takers, "the run lock taken outside the write path:\n" + "\n".join(takers)
@@ -318,14 +336,14 @@ PASS_END = {"apply_plan", "list_uncommitted", "all_committed", "commit", "compac
 PASS_END_OWNERS = {
     "vaultsync.engine.quick": {"save", "forget"},
     "vaultsync.app.obsidian": {"commit"},
-    "vaultsync.app.remote_round": {"commit"},
-    "vaultsync.app.write": {"record"},  # the run record (``state/runs.py``), which every change gets
+    "vaultsync.write_path.remote_round": {"commit"},
+    "vaultsync.write_path.write": {"record"},  # the run record (``state/runs.py``), which every change gets
 }
 
 
 def pass_end_crossings(module: str, path: Path) -> list[str]:
     """Calls ending a pass outside ``engine/finish.py``, in engine/ and app/."""
-    if layer_of(module) not in ("engine", "app") or module == FINISH:
+    if layer_of(module) not in ("engine", "write_path", "app") or module == FINISH:
         return []
     names = PASS_END - PASS_END_OWNERS.get(module, set())
     return [f"{module}: line {n}" for n in calls_named(_tree(path), names)]
@@ -343,7 +361,7 @@ def test_each_rule_fails_on_a_deliberate_crossing(tmp_path: Path) -> None:
     bad = {
         "git": 'argv = ["git", "commit"]\nrun(argv)\nsubprocess.run("git log", shell=True)\npair = ("git", cfg.git)\n',
         "io": "import sqlite3\nfrom pathlib import Path\nPath('x').exists()\nopen('y')\nstore.db.execute('q')\n",
-        "lock": "from vaultsync.lock import run_lock as hold\nwith hold(path):\n    pass\nfs.run_lock(p)\n",
+        "lock": "from vaultsync.system.lock import run_lock as hold\nwith hold(path):\n    pass\nfs.run_lock(p)\n",
     }
     assert len(git_argvs(ast.parse(bad["git"]))) == 2
     assert len(io_in(ast.parse(bad["io"]))) == 4

@@ -12,7 +12,7 @@ from helpers_e2e import make_env
 from helpers_twoway import SARAH, SARAH_DIR, TODAY, Env, props_of, set_prop
 
 from vaultsync.model import ExitCode
-from vaultsync.yamlcore import parse_properties, split_note
+from vaultsync.text.yamlcore import parse_properties, split_note
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 CONFLICT_MARK = ".vaultsync-conflict-"

@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 
 from vaultsync import cli
 from vaultsync.app import recall as recall_app
-from vaultsync.app import recall_docs
 from vaultsync.app.recall import Recaller, RecallOptions, recall, search
-from vaultsync.app.recall_refresh import refresh
 from vaultsync.app.sync import PassOptions, sync
 from vaultsync.state.files import StateFiles
+from vaultsync.write_path import recall_docs
+from vaultsync.write_path.recall_refresh import refresh
 
 
 def ids(result: object) -> list[str | None]:

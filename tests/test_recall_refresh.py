@@ -17,11 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vaultsync.app import recall_docs
-from vaultsync.app.recall_refresh import refresh
 from vaultsync.config import Config, Layout
 from vaultsync.state.files import StateFiles
 from vaultsync.state.recall import DOC_FIELDS
+from vaultsync.write_path import recall_docs
+from vaultsync.write_path.recall_refresh import refresh
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "vault-example"
 ATLAS = "projects/project-atlas"

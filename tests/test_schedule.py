@@ -20,8 +20,8 @@ from helpers_e2e import make_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultsync import schedule_text as text
 from vaultsync.state import runs
+from vaultsync.text import schedule as text
 
 pytestmark = pytest.mark.skipif(
     shutil.which("crontab") is None, reason="needs the crontab command (.ci/run installs it)"

@@ -489,7 +489,7 @@ def test_extra_keys_render_with_types_obsidian_reads_back(tmp_path: Path) -> Non
     ):
         assert line in text, (line, text)
     # Whatever the spelling, a YAML 1.2 reader (Obsidian) gets a string back for the loose date.
-    from vaultsync.yamlcore import parse_properties, split_note
+    from vaultsync.text.yamlcore import parse_properties, split_note
 
     props = parse_properties(split_note(text)[0] or "")
     for key, value in EXTRA.items():

@@ -776,7 +776,7 @@ def test_obsidian_reserialising_frontmatter_is_not_an_edit(
 
 
 def props_of_text(text: str) -> dict[str, Any]:
-    from vaultsync.yamlcore import parse_properties, split_note
+    from vaultsync.text.yamlcore import parse_properties, split_note
 
     fm, _ = split_note(text)
     assert fm is not None

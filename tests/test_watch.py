@@ -142,7 +142,7 @@ def test_json_prints_one_report_per_line(env: Env) -> None:
 LOCK_HOLDER = """
 import sys, time
 from pathlib import Path
-from vaultsync.lock import run_lock
+from vaultsync.system.lock import run_lock
 with run_lock(Path(sys.argv[1])):
     Path(sys.argv[2]).write_text("ready")
     while not Path(sys.argv[3]).exists():

@@ -16,8 +16,8 @@ import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from vaultsync.yamlcore import YamlError, join_note, load_yaml12, parse_properties, split_note
-from vaultsync.yamldump import dump_properties, dump_scalar, needs_quotes
+from vaultsync.text.yamlcore import YamlError, join_note, load_yaml12, parse_properties, split_note
+from vaultsync.text.yamldump import dump_properties, dump_scalar, needs_quotes
 
 AMBIGUOUS = [
     "yes", "no", "on", "off", "y", "n", "Y", "N", "Yes", "ON", "true", "True", "FALSE", "null", "Null",

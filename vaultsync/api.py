@@ -63,8 +63,8 @@ _SURFACE = {
     "write_log": "vaultsync.app.schedule",
     # errors: one family (kind, field, hint), rendered from one table
     "VaultsyncError": "vaultsync.errors",
-    "LockHeld": "vaultsync.app.write",
-    "Stopped": "vaultsync.app.write",
+    "LockHeld": "vaultsync.write_path.write",
+    "Stopped": "vaultsync.write_path.write",
     "Stale": "vaultsync.app.memory",
     "Invalid": "vaultsync.app.facts",
     "NotFound": "vaultsync.app.facts",
@@ -72,7 +72,7 @@ _SURFACE = {
     "Unreadable": "vaultsync.app.facts",
     "UsageError": "vaultsync.app.recall",
     "HistoryError": "vaultsync.app.history",
-    "refused": "vaultsync.app.faults",  # a full or read-only disk, in one line
+    "refused": "vaultsync.system.faults",  # a full or read-only disk, in one line
 }
 
 __all__ = ["Vault", *_SURFACE]

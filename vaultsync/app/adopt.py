@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vaultsync.fs import atomic_write
+from vaultsync.system.fs import atomic_write
 
 TYPES = ".obsidian/types.json"
 DAILY = ".obsidian/daily-notes.json"

@@ -18,10 +18,10 @@ from typing import Any
 
 from vaultsync.app.facts import Invalid
 from vaultsync.app.memory import WAIT
-from vaultsync.app.write import Applied, Change, Stopped, write
 from vaultsync.config import Config
-from vaultsync.fs import FileChanged, atomic_write, read_or_none
 from vaultsync.model import AGENT, Actor, Report
+from vaultsync.system.fs import FileChanged, atomic_write, read_or_none
+from vaultsync.write_path.write import Applied, Change, Stopped, write
 
 __all__ = ["MAX_TEXT", "Captured", "append_daily"]
 

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from vaultsync.app.facts import Invalid, NotFound
-from vaultsync.app.write import Applied, Change, write
 from vaultsync.config import Config
-from vaultsync.fs import FileChanged, atomic_write, remove_checked, settle
 from vaultsync.model import PERSON, Report
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
+from vaultsync.system.fs import FileChanged, atomic_write, remove_checked, settle
 from vaultsync.vault.layout import CONFLICT_MARK
+from vaultsync.write_path.write import Applied, Change, write
 
 __all__ = ["KEEP", "FileChanged", "OpenConflict", "Resolved", "note_of", "open_conflicts", "resolve"]
 

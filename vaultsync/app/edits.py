@@ -18,13 +18,13 @@ from typing import Any
 
 from vaultsync.app.facts import Invalid, NotFound, check_entity, entity_dir
 from vaultsync.app.memory import new_records
-from vaultsync.app.write import Applied, Change, Stopped, write
 from vaultsync.config import Config
-from vaultsync.fs import FileChanged, atomic_write, read_or_none
 from vaultsync.memory.items import ItemsError, parse_items
 from vaultsync.memory.items_edit import AppendEntry, Edit, SetFields, apply_edits, new_items_file
 from vaultsync.model import AGENT, PERSON, Actor, Report
 from vaultsync.options import PassOptions
+from vaultsync.system.fs import FileChanged, atomic_write, read_or_none
+from vaultsync.write_path.write import Applied, Change, Stopped, write
 
 __all__ = ["MemoryEditError", "MemoryWrite", "add_facts", "edit_facts", "write_summary"]
 

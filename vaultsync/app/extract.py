@@ -18,16 +18,16 @@ from typing import Any
 
 from vaultsync.app.edits import MemoryEditError, NewFact, add_facts
 from vaultsync.app.facts import Invalid, entity_dir
-from vaultsync.app.program import ProgramFailed, run_program
 from vaultsync.config import Config
 from vaultsync.core.extract import AnswerError, Proposal, read_answer
-from vaultsync.fs import read_or_none
 from vaultsync.memory.tree import list_memory, parse_summary
 from vaultsync.model import ExitCode, Problem, Report, Severity
 from vaultsync.names import daily_date
 from vaultsync.state.extracted import Mark, NewText, dump_marks, new_text, read_marks
 from vaultsync.state.files import StateFiles
-from vaultsync.textio import NotText
+from vaultsync.system.fs import read_or_none
+from vaultsync.system.program import ProgramFailed, run_program
+from vaultsync.text.decoding import NotText
 from vaultsync.vault.layout import VaultLayout, slug_of
 
 __all__ = ["ExtractResult", "extract"]

@@ -23,7 +23,6 @@ from typing import Any
 
 from vaultsync.config import Config
 from vaultsync.errors import VaultsyncError
-from vaultsync.fs import read_or_none
 from vaultsync.keys import split_fact_key
 from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_entity
 from vaultsync.memory.items import ItemsDoc, ItemsError, parse_items
@@ -32,6 +31,7 @@ from vaultsync.model import PARA_KEYS, Record, canonical, json_safe
 from vaultsync.names import fold, name_problem
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
+from vaultsync.system.fs import read_or_none
 from vaultsync.vault.layout import FACTS_DIR, VaultLayout
 
 ITEMS = "items.json"

@@ -17,9 +17,9 @@ from vaultsync.git.history import Commit, FileChange, HistoryError, blobs, log, 
 from vaultsync.git.run import CLIENT_PREFIX
 from vaultsync.keys import entity_key, scope_of
 from vaultsync.model import PARA_KEYS
-from vaultsync.textio import NotText, decode
+from vaultsync.text.decoding import NotText, decode
+from vaultsync.text.yamlcore import YamlError, parse_properties, split_note
 from vaultsync.vault.layout import FACTS_DIR, VaultLayout
-from vaultsync.yamlcore import YamlError, parse_properties, split_note
 
 __all__ = ["Ambiguous", "Change", "History", "HistoryError", "Invalid", "NotFound", "history"]
 

@@ -12,13 +12,13 @@ from pathlib import Path
 
 from vaultsync import config as configmod
 from vaultsync.app.adopt import TYPES, Adopted, check_settings, merge_types
-from vaultsync.app.write import Applied, Change, write
 from vaultsync.config import Config, ConfigError, Layout, RemoteSettings, Server, overlapping_roots
-from vaultsync.fs import atomic_write
 from vaultsync.git import remote as gitremote
 from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import GitFailed, ensure_repo
 from vaultsync.model import AGENT, PERSON
+from vaultsync.system.fs import atomic_write
+from vaultsync.write_path.write import Applied, Change, write
 
 GITIGNORE_LINES = (".vaultsync/", ".trash/", ".obsidian/workspace*.json", "*.vstmp")
 TEMPLATE_FILES = ("Entity.md", "Fact.md", "Daily.md")

@@ -16,9 +16,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from vaultsync.app.write import Applied, Change, Stopped, write
 from vaultsync.config import Config
-from vaultsync.fs import FileChanged, atomic_write, read_or_none, remove_checked, settle
 from vaultsync.keys import file_key
 from vaultsync.memory.archive import (
     ARCHIVE_DIR,
@@ -33,6 +31,8 @@ from vaultsync.memory.sizes import BOOTSTRAP_FILES, size_problems
 from vaultsync.model import AGENT, ExitCode, Problem, Report, Severity
 from vaultsync.names import daily_date
 from vaultsync.options import PassOptions
+from vaultsync.system.fs import FileChanged, atomic_write, read_or_none, remove_checked, settle
+from vaultsync.write_path.write import Applied, Change, Stopped, write
 
 __all__ = ["ArchivedSection", "JanitorResult", "janitor"]
 

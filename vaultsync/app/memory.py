@@ -45,10 +45,8 @@ from vaultsync.app.facts import (
     resolve,
     view,
 )
-from vaultsync.app.write import Applied, Change, Stopped, write
 from vaultsync.config import Config
 from vaultsync.errors import InConflict, VaultsyncError
-from vaultsync.fs import FileChanged, atomic_write
 from vaultsync.memory.items import ItemsDoc
 from vaultsync.memory.items_edit import (
     AppendEntry,
@@ -63,7 +61,9 @@ from vaultsync.memory.new_facts import DATE_FIELDS, BadField, check_date, new_fa
 from vaultsync.model import AGENT, Actor, Record, RemoteState, Report
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
+from vaultsync.system.fs import FileChanged, atomic_write
 from vaultsync.vault.layout import VaultLayout, slug_of
+from vaultsync.write_path.write import Applied, Change, Stopped, write
 
 __all__ = ["WAIT", "Stale", "Stopped", "Written", "forget", "new_records", "patch", "remember", "supersede"]
 

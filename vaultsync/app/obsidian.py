@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from vaultsync.config import Config, ConfigError
-from vaultsync.fs import atomic_write
 from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import Author
+from vaultsync.system.fs import atomic_write
 
 __all__ = ["DEFAULT_URL", "Installed", "NotBuilt", "install", "shipped"]
 

@@ -5,7 +5,7 @@ period the query names and by each daily-note line's neighbours, with what the i
 
 Every face (the command line, the HTTP API, the MCP tools) calls ``recall``; a pass calls ``refresh_after_pass``.
 The index (``vaultsync.state.recall``) is a cache of the memory tree: before each query it is brought up to date
-(``vaultsync.app.recall_refresh``), and a missing, old or unreadable one is built again.
+(``vaultsync.write_path.recall_refresh``), and a missing, old or unreadable one is built again.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from datetime import date
 from typing import Any
 
 from vaultsync.app.facts import vault_folders
-from vaultsync.app.recall_refresh import rebuild, refresh
 from vaultsync.config import Config
 from vaultsync.core import rank
 from vaultsync.core.periods import Period, period
@@ -26,6 +25,7 @@ from vaultsync.errors import VaultsyncError
 from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_entity
 from vaultsync.state.recall import Candidate, Doc, Filters, IndexBroken, RecallIndex
 from vaultsync.state.recall_query import Term, name_words, terms
+from vaultsync.write_path.recall_refresh import rebuild, refresh
 
 KINDS = ("fact", "summary", "memory", "daily")
 CANDIDATES = 50  # rows the index ranks by bm25 before recency and status reorder them; at least the limit

@@ -18,8 +18,6 @@ from typing import Any
 
 from vaultsync.app.edits import MemoryEditError, edit_facts, write_summary
 from vaultsync.app.facts import vault_folders
-from vaultsync.app.program import ProgramFailed, run_program
-from vaultsync.app.write import Applied, Change, Stopped, write
 from vaultsync.config import Config
 from vaultsync.core.review import EntityFacts, Finding, review_entity
 from vaultsync.core.review_note import (
@@ -33,11 +31,13 @@ from vaultsync.core.review_note import (
     week_of,
 )
 from vaultsync.core.timeline import TIMELINE, timeline
-from vaultsync.fs import FileChanged, atomic_write, read_or_none
 from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_entity
 from vaultsync.memory.tree import MemEntity, scan_memory
 from vaultsync.model import AGENT, PERSON, ExitCode, Problem, Severity
+from vaultsync.system.fs import FileChanged, atomic_write, read_or_none
+from vaultsync.system.program import ProgramFailed, run_program
 from vaultsync.vault.layout import VaultLayout, slug_of
+from vaultsync.write_path.write import Applied, Change, Stopped, write
 
 __all__ = ["ReviewResult", "fix", "regenerate", "review"]
 

@@ -1,7 +1,7 @@
 """The schedule use case: install, remove and show the entries that run vaultsync by itself, and the log of those runs.
 
 The crontab is read and written through the real ``crontab`` command (the only supported way to change it) and
-edited as text by ``vaultsync.schedule_text``, which leaves the user's other lines byte for byte. The run lock
+edited as text by ``vaultsync.text.schedule``, which leaves the user's other lines byte for byte. The run lock
 keeps a scheduled pass and a watching one apart, so both may be installed at once.
 """
 
@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from vaultsync import schedule_text as text
 from vaultsync.config import Config
 from vaultsync.state import runs
+from vaultsync.text import schedule as text
 
 LOG_MAX_BYTES = 1_000_000  # a log of 1 MB holds months of hourly one-line runs
 LOG_KEEP = 3  # rotated logs kept beside it: log.1 (newest) to log.3

@@ -12,12 +12,12 @@ from collections.abc import Callable
 from dataclasses import asdict, replace
 from typing import Any
 
-from vaultsync.app.write import LOCK_HELD, Change, LockHeld, write
 from vaultsync.config import Config
 from vaultsync.model import Report
 from vaultsync.options import PassOptions
 from vaultsync.state import runs
 from vaultsync.state.files import StateFiles
+from vaultsync.write_path.write import LOCK_HELD, Change, LockHeld, write
 
 __all__ = ["LOCK_HELD", "LockHeld", "PassOptions", "git_missing", "overview", "status", "summary", "sync"]
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from vaultsync.app.facts import Invalid, NotFound
 from vaultsync.config import Config
-from vaultsync.fs import read_or_none
 from vaultsync.memory.sections import SectionsError, parse_sections, split_lines
+from vaultsync.system.fs import read_or_none
 
 __all__ = [
     "MEMORY",

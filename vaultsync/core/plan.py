@@ -18,18 +18,18 @@ from vaultsync.core.decide import UNKNOWN, Outcome
 from vaultsync.core.scope import Context, Names, Planned
 from vaultsync.core.units import World, encode_base, plain
 from vaultsync.keys import ENTITY, FACT, mem_path_of, rel_of, scope_of, split_fact_key
-from vaultsync.markdown import first_h1
 from vaultsync.memory.tree import MemoryScan, Summary
 from vaultsync.model import Change, Conflict, EntityContent, Problem, Record, canonical
 from vaultsync.state.entry import BaseEntry
-from vaultsync.textio import newline_of
+from vaultsync.text.decoding import newline_of
+from vaultsync.text.markdown import first_h1
+from vaultsync.text.yamlcore import parse_properties
+from vaultsync.text.yamldump import dump_properties
 from vaultsync.vault.layout import VaultLayout, conflict_copy_name, slug_of
 from vaultsync.vault.notes import (
     DATE_KEYS,
 )
 from vaultsync.vault.scan import VaultScan
-from vaultsync.yamlcore import parse_properties
-from vaultsync.yamldump import dump_properties
 
 ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 TAG_NAMES = {"people": "person", "companies": "company", "projects": "project", "areas": "area"}

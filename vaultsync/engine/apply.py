@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultsync.core.plan import Action, Plan
-from vaultsync.fs import (
+from vaultsync.model import Problem, Progress, Severity
+from vaultsync.system.fs import (
     FileChanged,
     Replaced,
     WrittenLate,
@@ -24,7 +25,6 @@ from vaultsync.fs import (
     stage,
     sync_all,
 )
-from vaultsync.model import Problem, Progress, Severity
 
 # The vault, then memory: memory has no history of its own, so its files are written only for units whose notes
 # were written. (Folder moves go before everything.)

@@ -13,7 +13,6 @@ from collections.abc import Callable, Collection, Container, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from vaultsync import disk
 from vaultsync.config import Config
 from vaultsync.core.changes import message, unchanged_notes
 from vaultsync.core.plan import Plan
@@ -21,7 +20,6 @@ from vaultsync.core.units import World
 from vaultsync.engine.apply import Applied, apply_plan
 from vaultsync.engine.prepare import PassContext
 from vaultsync.engine.quick import SnapshotUpdate, record
-from vaultsync.fs import set_aside
 from vaultsync.git.index import blob_id
 from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import Author, GitFailed, NotARepository
@@ -32,6 +30,8 @@ from vaultsync.state import snapshot
 from vaultsync.state.base import BaseEntry, BaseStore, UnitRow
 from vaultsync.state.files import StateFiles
 from vaultsync.state.stat_walk import MemoryWalk
+from vaultsync.system import disk
+from vaultsync.system.fs import set_aside
 
 Rows = tuple[Mapping[str, BaseEntry], Iterable[str], Iterable[tuple[str, str]], Iterable[UnitRow]]
 

@@ -4,7 +4,7 @@ and not the size of the memory tree.
 With no base and nothing in the vault, every unit is the memory's own and each entity can be planned alone,
 given every entity's name and aliases (for mentions) and how many notes share each note name (for short
 links). A first walk over the batches computes just those; a second renders, writes and lets go of each batch.
-With several batches and cores, both walks run in forked workers (``vaultsync.forked``), the results taken in
+With several batches and cores, both walks run in forked workers (``vaultsync.system.forked``), the results taken in
 batch order, so the report, the base and the commit come out as from one process. The base rows of every batch
 go into one open transaction, committed after the one agent commit that takes every note, as in any pass: a
 killed import leaves an empty base and a next pass that commits what was written.
@@ -29,7 +29,6 @@ from vaultsync.core.units import World, gather
 from vaultsync.engine.apply import Applied
 from vaultsync.engine.finish import BaseSave, Closing, Decided, Recording, Rows, Step, finish, notes_once, write
 from vaultsync.engine.prepare import PassContext
-from vaultsync.forked import ForkedMap, WorkerFailed, one_at_a_time, processes_for
 from vaultsync.git.feed import fast_import_blobs
 from vaultsync.git.index import blob_id
 from vaultsync.git.repo import VaultRepo
@@ -41,6 +40,7 @@ from vaultsync.memory.tree import MemoryListing, MemoryScan, scan_memory_scope
 from vaultsync.model import Change, Problem, Report
 from vaultsync.state.base import UnitRow, unit_rows
 from vaultsync.state.files import StateFiles
+from vaultsync.system.forked import ForkedMap, WorkerFailed, one_at_a_time, processes_for
 from vaultsync.vault.layout import VaultLayout
 from vaultsync.vault.links import note_stem
 from vaultsync.vault.scan import VaultScan
@@ -164,7 +164,7 @@ class _Gathered:
 
     def steps(self, writer: _Writer, jobs: list[Job], processes: int) -> Iterator[Step]:
         """Each batch as a worker wrote it, in batch order; the workers and the writer go when it ends."""
-        # Forked before the feed starts its thread (see ``vaultsync.forked``); one batch, or one core, is
+        # Forked before the feed starts its thread (see ``vaultsync.system.forked``); one batch, or one core, is
         # written here.
         workers = ForkedMap(writer, jobs, processes) if processes > 1 else None
         feed = self.repo.feed(self.total)

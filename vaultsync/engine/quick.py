@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from vaultsync.config import Config
-from vaultsync.fs import digest
 from vaultsync.git.index import COARSE_CLOCK_NS, IndexPatch, SnapshotIndex, blob_id, status_records
 from vaultsync.model import Problem
 from vaultsync.state import snapshot
 from vaultsync.state.files import StateFiles
 from vaultsync.state.snapshot import QuickFindings
 from vaultsync.state.stat_walk import MemoryWalk, aged_stat, walk_named
+from vaultsync.system.fs import digest
 from vaultsync.vault.layout import CONFLICT_MARK, VaultLayout
 
 SUSPECTS_MAX = 2000  # more notes than this to hash on every quick check: better one more full pass

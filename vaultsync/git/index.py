@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-from vaultsync.fs import digest
+from vaultsync.system.fs import digest
 
 ZERO_OID = "0" * 40
 PATHS_PER_CALL = 500  # paths given to one git command line, well under any system's argument limit

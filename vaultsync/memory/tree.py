@@ -12,7 +12,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vaultsync.fs import BEING_WRITTEN, BeingWritten, is_leftover, read_whole
 from vaultsync.memory.items import (
     ItemsDoc,
     ItemsError,
@@ -23,8 +22,9 @@ from vaultsync.memory.items import (
 )
 from vaultsync.model import PARA_KEYS, EntityContent, Problem, Record, Severity
 from vaultsync.names import daily_date, fold, name_problem
-from vaultsync.textio import NotText, decode, strip_bom
-from vaultsync.yamlcore import YamlError, parse_properties, split_note
+from vaultsync.system.fs import BEING_WRITTEN, BeingWritten, is_leftover, read_whole
+from vaultsync.text.decoding import NotText, decode, strip_bom
+from vaultsync.text.yamlcore import YamlError, parse_properties, split_note
 
 DATE_LIKE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}\.md$")
 MOVE_INTO_ENTITY = "an entity is a folder of its own, as life/areas/people/sarah/items.json; move it into one"

@@ -14,10 +14,10 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-from vaultsync import disk
 from vaultsync.keys import ALL_FACTS, entity_key, fact_range, file_key, is_fact, mem_path_of, note_of
 from vaultsync.names import fold
 from vaultsync.state.entry import BaseEntry, json_text
+from vaultsync.system import disk
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS units (

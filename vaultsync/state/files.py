@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from vaultsync.fs import atomic_write
+from vaultsync.system.fs import atomic_write
 
 
 @dataclass(frozen=True)

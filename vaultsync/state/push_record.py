@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 
-from vaultsync.fs import atomic_write, read_or_none
 from vaultsync.state.files import StateFiles
+from vaultsync.system.fs import atomic_write, read_or_none
 
 
 @dataclass(frozen=True)

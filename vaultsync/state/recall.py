@@ -5,7 +5,7 @@ what replaces one that cannot be used: ``vaultsync.state.recall_file``). It reme
 inode) of every memory file it read, so that keeping it current after a pass re-reads only the files whose
 stat moved.
 
-This module stores and searches an open index; it does not read the memory (``vaultsync.app.recall_refresh``
+This module stores and searches an open index; it does not read the memory (``vaultsync.write_path.recall_refresh``
 does, and hands over plain ``Doc`` values), so the state layer stays free of the memory and vault packages.
 """
 

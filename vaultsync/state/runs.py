@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 
-from vaultsync.fs import FileChanged, atomic_write, read_or_none
+from vaultsync.system.fs import FileChanged, atomic_write, read_or_none
 
 RUNS = "runs.json"
 KEEP = 50

@@ -21,10 +21,10 @@ from typing import Any
 
 from vaultsync import __version__
 from vaultsync.config import Config
-from vaultsync.fs import atomic_write, digest
 from vaultsync.model import Problem, Severity
 from vaultsync.state.files import StateFiles
 from vaultsync.state.stat_walk import MemoryWalk
+from vaultsync.system.fs import atomic_write, digest
 
 FORMAT = 2  # bump when what a snapshot means changes
 

@@ -15,11 +15,11 @@ from typing import Any
 
 from vaultsync.model import EntityContent, Record
 from vaultsync.names import daily_date
-from vaultsync.textio import strip_bom
+from vaultsync.text.decoding import strip_bom
+from vaultsync.text.yamlcore import YamlError, join_note, parse_properties, split_note
+from vaultsync.text.yamldump import dump_properties
 from vaultsync.vault.layout import CONFLICT_MARK
 from vaultsync.vault.links import link_target
-from vaultsync.yamlcore import YamlError, join_note, parse_properties, split_note
-from vaultsync.yamldump import dump_properties
 
 DATE_KEYS = frozenset({"timestamp", "date", "updated", "created", "lastAccessed"})
 # Record keys shown under the contract's property name, so Bases views work on every shape of items.json.

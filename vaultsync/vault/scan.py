@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vaultsync.fs import BEING_WRITTEN, BeingWritten, is_leftover, read_whole
 from vaultsync.model import Problem, Severity
 from vaultsync.names import daily_date, name_problem
-from vaultsync.textio import NotText, decode
+from vaultsync.system.fs import BEING_WRITTEN, BeingWritten, is_leftover, read_whole
+from vaultsync.text.decoding import NotText, decode
 from vaultsync.vault.layout import CONFLICT_MARK, FACTS_DIR, VaultLayout, slug_of
 from vaultsync.vault.notes import VIEW_MARKER, NoteError, facts_view, read_entity_note, read_fact_note
 

@@ -5,7 +5,7 @@ They show up in many shapes: an ``OSError`` from a write, SQLite's "database or 
 database", git's "No space left on device" in the message of a failed git command. Every write vaultsync makes
 goes through a temp file moved into place and the base is saved last, so a pass stopped by any of them leaves
 each file whole, and the next pass, once the disk takes writes again, finishes the work. The faces say so in one
-line (``vaultsync.app.faults``) instead of a crash report.
+line (``vaultsync.system.faults``) instead of a crash report.
 """
 
 from __future__ import annotations

@@ -11,8 +11,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from vaultsync import __version__, cli_completion, cli_curation, cli_obsidian
-from vaultsync.cli_args import Parser
+from vaultsync import __version__
+from vaultsync.cli import completion as cli_completion
+from vaultsync.cli import curation as cli_curation
+from vaultsync.cli import obsidian as cli_obsidian
+from vaultsync.cli.args import Parser
 
 CONFIG_HELP = "config file (default: $VAULTSYNC_CONFIG, else $XDG_CONFIG_HOME/vaultsync/config.toml)"
 

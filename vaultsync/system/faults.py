@@ -7,7 +7,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from vaultsync.disk import FULL_WORDS, READ_ONLY_WORDS, full, mount_of, read_only, why
+from vaultsync.system.disk import FULL_WORDS, READ_ONLY_WORDS, full, mount_of, read_only, why
 
 AGAIN = "every file is whole and nothing is half-written: {fix}, then run it again (the next pass finishes the work)"
 

@@ -25,14 +25,14 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 
 from vaultsync.config import Config
-from vaultsync.disk import writable
 from vaultsync.engine.run import missing_roots, run_pass
 from vaultsync.errors import VaultsyncError
-from vaultsync.lock import LockHeld, run_lock
 from vaultsync.model import AGENT, Actor, ExitCode, Report
 from vaultsync.options import PassOptions
 from vaultsync.state import runs
 from vaultsync.state.files import StateFiles
+from vaultsync.system.disk import writable
+from vaultsync.system.lock import LockHeld, run_lock
 
 __all__ = ["LOCK_HELD", "Applied", "Change", "LockHeld", "Stopped", "Wait", "write"]
 
@@ -116,7 +116,7 @@ def write(cfg: Config, change: Change) -> Report:
     if passed and change.recall and not (report.dry_run or report.stopped or fresh):
         # What the pass left in the memory tree goes into the recall index, built here when missing so that no
         # query waits for it; the quick no-change pass with an index has nothing to add and does not import it.
-        from vaultsync.app.recall_refresh import refresh_after_pass
+        from vaultsync.write_path.recall_refresh import refresh_after_pass
 
         refresh_after_pass(cfg)
     return report
@@ -157,7 +157,7 @@ def _remote_round(cfg: Config, options: PassOptions):  # type: ignore[no-untyped
     never loads the remote's code."""
     if cfg.remote is None:
         return None
-    from vaultsync.app.remote_round import RemoteRound
+    from vaultsync.write_path.remote_round import RemoteRound
 
     return RemoteRound(cfg, options)
 

@@ -20,7 +20,7 @@ from vaultsync.model import Record, canonical
 from vaultsync.names import daily_date
 from vaultsync.state.recall import Doc, Stat
 from vaultsync.state.recall_query import grams
-from vaultsync.textio import NotText, decode, strip_bom
+from vaultsync.text.decoding import NotText, decode, strip_bom
 from vaultsync.vault.layout import VaultLayout, slug_of
 
 ENTITY_FILES = ("items.json", "summary.md")

@@ -14,9 +14,10 @@ from contextlib import redirect_stderr, redirect_stdout
 from datetime import datetime
 from pathlib import Path
 
-from vaultsync import __version__, cli_parser
+from vaultsync import __version__
 from vaultsync import config as configmod
-from vaultsync.cli_report import ProgressBar, print_quiet, print_report
+from vaultsync.cli import parser as cli_parser
+from vaultsync.cli.report import ProgressBar, print_quiet, print_report
 from vaultsync.config import Config, ConfigError
 from vaultsync.model import ExitCode
 
@@ -94,7 +95,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "init":
             return _init(args, path)
         if args.command == "schedule":
-            from vaultsync.cli_schedule import schedule_command
+            from vaultsync.cli.schedule import schedule_command
 
             return schedule_command(args.action, path, args)
         cfg = configmod.load(path)
@@ -114,23 +115,23 @@ def _run(args: argparse.Namespace) -> int:
 def _face_command(cfg: Config, args: argparse.Namespace) -> int | None:
     """A command run by its own face module, imported only then; None for ``sync`` and ``status``, run here."""
     if args.command in HEALTH_COMMANDS:
-        from vaultsync.cli_curation import health_command
+        from vaultsync.cli.curation import health_command
 
         return health_command(cfg, args)
     if args.command == "watch":
-        from vaultsync.watch import watch_command
+        from vaultsync.cli.watch import watch_command
 
         return watch_command(cfg, args.json)
     if args.command in ("recall", "log"):
-        from vaultsync.cli_recall import log_command, recall_command
+        from vaultsync.cli.recall import log_command, recall_command
 
         return recall_command(args, cfg) if args.command == "recall" else log_command(args, cfg)
     if args.command == "obsidian":
-        from vaultsync.cli_obsidian import obsidian_command
+        from vaultsync.cli.obsidian import obsidian_command
 
         return obsidian_command(cfg, args)
     if args.command in ("serve", "mcp"):
-        from vaultsync.cli_serve import serve_command
+        from vaultsync.cli.serve import serve_command
 
         return serve_command(cfg, args)
     return None
@@ -156,7 +157,7 @@ def _pass_command(cfg: Config, args: argparse.Namespace, path: Path) -> int:
         print("vaultsync: another pass is running (lock held); try again when it ends", file=sys.stderr)
         return ExitCode.LOCKED
     if args.command == "status" and not args.json:
-        from vaultsync.cli_schedule import print_runs
+        from vaultsync.cli.schedule import print_runs
 
         print_runs(path, cfg)  # after the pass: a status that met the lock says only that
     if args.json:
@@ -216,7 +217,3 @@ def _init(args: argparse.Namespace, path: Path) -> int:
     if result.token_created:
         print(f"created the API token (mode 0600): {result.token_path}")
     return ExitCode.CLEAN
-
-
-if __name__ == "__main__":
-    sys.exit(main())

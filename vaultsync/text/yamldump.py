@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 from yaml.nodes import ScalarNode
 
-from vaultsync.yamlcore import Core12Loader
+from vaultsync.text.yamlcore import Core12Loader
 
 __all__ = ["dump_properties", "dump_scalar", "needs_quotes"]
 

@@ -14,12 +14,12 @@ import itertools
 from collections.abc import Callable, Collection, Mapping
 
 from vaultsync.config import Config
-from vaultsync.disk import writable
 from vaultsync.names import daily_date
 from vaultsync.state.files import StateFiles
 from vaultsync.state.recall import IndexBroken, RecallIndex, Stat
 from vaultsync.state.recall_file import open_index, scratch_index
 from vaultsync.state.stat_walk import Entry, MemoryWalk, walk_memory
+from vaultsync.system.disk import writable
 from vaultsync.vault.layout import VaultLayout
 
 PART = 500  # entities read at a time when the index is built (a tenth as many daily notes)
@@ -96,7 +96,7 @@ def _digest(walk: MemoryWalk, reserved: str) -> str:
 
 def _read_changed(cfg: Config, index: RecallIndex, walk: MemoryWalk, reserved: str) -> None:
     # The readers load markdown-it and the memory packages: only when something moved.
-    from vaultsync.app.recall_docs import ENTITY_FILES, entity_of_source, read_docs, stat_of, tree_files
+    from vaultsync.write_path.recall_docs import ENTITY_FILES, entity_of_source, read_docs, stat_of, tree_files
 
     known = index.file_stats()
     unlisted = index.unlisted()
@@ -155,7 +155,7 @@ def _listing_needed(
     files a listing found to be no memory are kept with their stats, and one named like memory changing (a link
     made a file) lists again.
     """
-    from vaultsync.app.recall_docs import ENTITY_FILES, entity_of_source
+    from vaultsync.write_path.recall_docs import ENTITY_FILES, entity_of_source
 
     for key in new:
         if key.startswith(DAILY_FOLDER):

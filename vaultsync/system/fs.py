@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vaultsync.errors import VaultsyncError
-from vaultsync.renames import exchange, place_new
+from vaultsync.system.renames import exchange, place_new
 
 TEMP_SUFFIX = ".vstmp"  # staged writes; a killed pass may leave one, and the next pass removes it
 
