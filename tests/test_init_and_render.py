@@ -44,7 +44,7 @@ from vaultsync.app.init import init_vault
 from vaultsync.app.sync import status
 from vaultsync.config import ConfigError
 from vaultsync.engine.run import run_pass
-from vaultsync.model import Change, Conflict, ExitCode, Problem, Report, Severity
+from vaultsync.model import Conflict, ExitCode, Problem, Report, Severity, SideChange
 from vaultsync.options import PassOptions
 from vaultsync.state import runs
 from vaultsync.system.lock import LockHeld
@@ -647,7 +647,7 @@ def test_json_report(env: Env, capsys: pytest.CaptureFixture) -> None:
 def test_json_report_is_written_as_its_dict_would_print() -> None:
     report = Report(
         actions=["vault: write 2 Areas/people/李伟/李伟.md"],
-        changes=[Change("memory", "people/李伟", "+fact"), Change("vault", 'say "hi"\nthere', "edited")],
+        changes=[SideChange("memory", "people/李伟", "+fact"), SideChange("vault", 'say "hi"\nthere', "edited")],
         conflicts=[Conflict("fact:li-wei-001", "people/李伟", "both sides", "2 Areas/x.conflict.md")],
         open_conflicts=["2 Areas/x.conflict.md"],
         problems=[Problem("life/a/items.json", "not JSON: line 1", Severity.WARNING)],

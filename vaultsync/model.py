@@ -107,7 +107,7 @@ def json_safe(value: Any) -> Any:
 
 
 @dataclass(frozen=True, slots=True)  # a first import holds one per fact: slots keep that small
-class Change:
+class SideChange:
     """One line of the change summary that feeds commit messages and the report."""
 
     side: str  # the side that changed: "memory" or "vault"
@@ -151,7 +151,7 @@ class Report:
 
     dry_run: bool = False
     actions: list[str] = field(default_factory=list)
-    changes: list[Change] = field(default_factory=list)
+    changes: list[SideChange] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
     open_conflicts: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
@@ -256,7 +256,7 @@ class Report:
 
 def _plain(item: object) -> dict[str, Any]:
     """One report entry as the JSON object --json prints for it."""
-    if isinstance(item, Change):
+    if isinstance(item, SideChange):
         return {"side": item.side, "scope": item.scope, "what": item.what}
     if isinstance(item, Conflict | RemoteState):
         return asdict(item)

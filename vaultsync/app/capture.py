@@ -21,7 +21,7 @@ from vaultsync.app.memory import WAIT
 from vaultsync.config import Config
 from vaultsync.model import AGENT, Actor, Report
 from vaultsync.system.fs import FileChanged, atomic_write, read_or_none
-from vaultsync.write_path.write import Applied, Change, Stopped, write
+from vaultsync.write_path.write import OwnWrites, Stopped, WriteRequest, write
 
 __all__ = ["MAX_TEXT", "Captured", "append_daily"]
 
@@ -68,7 +68,7 @@ def append_daily(
     rel = f"memory/{day}.md"
     path = cfg.workspace / rel
 
-    def apply() -> Applied:
+    def apply() -> OwnWrites:
         path.parent.mkdir(exist_ok=True)
         for _ in range(_TRIES):
             raw = read_or_none(path)
@@ -79,9 +79,9 @@ def append_daily(
                 continue
         else:
             raise FileChanged(f"{path}: rewritten by another program {_TRIES} times while appending")
-        return Applied(True, frozenset({f"workspace/{rel}"}))  # the pass stats the one file, not the memory
+        return OwnWrites(True, frozenset({f"workspace/{rel}"}))  # the pass stats the one file, not the memory
 
-    report = write(cfg, Change("capture", actor, apply=apply, wait=wait, recall=False))
+    report = write(cfg, WriteRequest("capture", actor, apply=apply, wait=wait, recall=False))
     return Captured(rel, heading, report)
 
 

@@ -25,7 +25,7 @@ from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
 from vaultsync.system.fs import FileChanged, atomic_write, remove_checked, settle
 from vaultsync.vault.layout import CONFLICT_MARK
-from vaultsync.write_path.write import Applied, Change, write
+from vaultsync.write_path.write import OwnWrites, WriteRequest, write
 
 __all__ = ["KEEP", "FileChanged", "OpenConflict", "Resolved", "note_of", "open_conflicts", "resolve"]
 
@@ -103,7 +103,7 @@ def resolve(cfg: Config, copy: str, keep: Literal["mine", "agent"] | str, wait: 
     if conflict is None:
         raise NotFound(f"no open conflict copy {copy!r}; GET /conflicts lists them")
 
-    def apply() -> Applied:
+    def apply() -> OwnWrites:
         copy_path, note_path = cfg.vault / conflict.copy, cfg.vault / conflict.note
         try:
             mine = copy_path.read_bytes()
@@ -118,8 +118,8 @@ def resolve(cfg: Config, copy: str, keep: Literal["mine", "agent"] | str, wait: 
         replaced = remove_checked(copy_path, mine)
         if replaced:
             settle(replaced)
-        return Applied(True)
+        return OwnWrites(True)
 
     # The person's decision: the pass that follows commits the note and the copy's deletion as theirs.
-    report = write(cfg, Change("resolve", PERSON, apply=apply, wait=wait))
+    report = write(cfg, WriteRequest("resolve", PERSON, apply=apply, wait=wait))
     return Resolved(conflict, keep, report)

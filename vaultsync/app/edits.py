@@ -24,7 +24,7 @@ from vaultsync.memory.items_edit import AppendEntry, Edit, SetFields, apply_edit
 from vaultsync.model import AGENT, PERSON, Actor, Report
 from vaultsync.options import PassOptions
 from vaultsync.system.fs import FileChanged, atomic_write, read_or_none
-from vaultsync.write_path.write import Applied, Change, Stopped, write
+from vaultsync.write_path.write import OwnWrites, Stopped, WriteRequest, write
 
 __all__ = ["MemoryEditError", "MemoryWrite", "add_facts", "edit_facts", "write_summary"]
 
@@ -100,7 +100,7 @@ def _write(
         result.written = [str(p) for p, old, new in plan(result) if old != new]
         return result
 
-    def apply() -> Applied:
+    def apply() -> OwnWrites:
         if record is not None and read_or_none(record[0]) != record[1]:
             raise MemoryEditError(f"{record[0]}: changed since it was read (another run?); nothing written, run again")
         for path, old, new in plan(result):
@@ -115,10 +115,10 @@ def _write(
         if record is not None:  # after the facts: a run killed in between hands the same text in again
             record[0].parent.mkdir(parents=True, exist_ok=True)
             atomic_write(record[0], record[2], record[1])
-        return Applied(bool(result.written))
+        return OwnWrites(bool(result.written))
 
     try:
-        report = write(cfg, Change("edit", actor, PassOptions(today=today, commit_subject=subject), apply))
+        report = write(cfg, WriteRequest("edit", actor, PassOptions(today=today, commit_subject=subject), apply))
     except Stopped as exc:
         raise MemoryEditError(f"{exc}; nothing written") from None
     result.sync = report if result.written else None

@@ -21,14 +21,14 @@ from vaultsync.text.decoding import NotText, decode
 from vaultsync.text.yamlcore import YamlError, parse_properties, split_note
 from vaultsync.vault.layout import FACTS_DIR, VaultLayout
 
-__all__ = ["Ambiguous", "Change", "History", "HistoryError", "Invalid", "NotFound", "history"]
+__all__ = ["Ambiguous", "History", "HistoryChange", "HistoryError", "Invalid", "NotFound", "history"]
 
 DERIVED = frozenset({"entity", "mentions", "related", "facts_active", "facts_superseded", "updated", "kind", "tags"})
 SHORT = 40  # a property value longer than this is said to be "edited" rather than quoted
 
 
 @dataclass
-class Change:
+class HistoryChange:
     when: str
     who: str
     side: str  # agent or person
@@ -50,7 +50,7 @@ class Change:
 @dataclass
 class History:
     target: str | None
-    changes: list[Change] = field(default_factory=list)
+    changes: list[HistoryChange] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"changes": [change.to_json() for change in self.changes]}
@@ -183,10 +183,10 @@ def _check(value: str | None, field: str) -> None:
         raise Invalid(field, "expected an entity, a fact id or a path inside the vault or the memory")
 
 
-def _change(cfg: Config, commit: Commit, what: str, paths: list[str]) -> Change:
+def _change(cfg: Config, commit: Commit, what: str, paths: list[str]) -> HistoryChange:
     # An API or MCP client acts for the agent: its side is the agent's, its name (``who``) says which program.
     side = "agent" if commit.author == cfg.git.agent_name or commit.author.startswith(CLIENT_PREFIX) else "person"
-    return Change(commit.when, commit.author, side, what, commit.sha, paths)
+    return HistoryChange(commit.when, commit.author, side, what, commit.sha, paths)
 
 
 def _describe_all(cfg: Config, commits: list[Commit]) -> list[list[str]]:

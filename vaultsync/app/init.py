@@ -18,7 +18,7 @@ from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import GitFailed, ensure_repo
 from vaultsync.model import AGENT, PERSON
 from vaultsync.system.fs import atomic_write
-from vaultsync.write_path.write import Applied, Change, write
+from vaultsync.write_path.write import OwnWrites, WriteRequest, write
 
 GITIGNORE_LINES = (".vaultsync/", ".trash/", ".obsidian/workspace*.json", "*.vstmp")
 TEMPLATE_FILES = ("Entity.md", "Fact.md", "Daily.md")
@@ -256,14 +256,14 @@ def _commit_init(repo: VaultRepo, cfg: Config, result: InitResult) -> None:
     ):
         if not paths:
             continue  # nothing of this actor's to commit: not even the lock is taken
-        done = write(local, Change("init", actor, apply=_commit_only(paths, subject), run_pass=False))
+        done = write(local, WriteRequest("init", actor, apply=_commit_only(paths, subject), run_pass=False))
         result.warnings += [p.line() for p in done.problems]
         result.commit = done.commits[-1] if done.commits else result.commit
 
 
-def _commit_only(paths: list[str], subject: str) -> Callable[[], Applied]:
+def _commit_only(paths: list[str], subject: str) -> Callable[[], OwnWrites]:
     """A change that writes nothing more and commits ``paths``, already written."""
-    return lambda: Applied(bool(paths), commit=tuple(paths), subject=subject)
+    return lambda: OwnWrites(bool(paths), commit=tuple(paths), subject=subject)
 
 
 TOKEN_ENV = "VAULTSYNC_TOKEN"

@@ -32,7 +32,7 @@ from vaultsync.model import AGENT, ExitCode, Problem, Report, Severity
 from vaultsync.names import daily_date
 from vaultsync.options import PassOptions
 from vaultsync.system.fs import FileChanged, atomic_write, read_or_none, remove_checked, settle
-from vaultsync.write_path.write import Applied, Change, Stopped, write
+from vaultsync.write_path.write import OwnWrites, Stopped, WriteRequest, write
 
 __all__ = ["ArchivedSection", "JanitorResult", "janitor"]
 
@@ -88,7 +88,7 @@ def janitor(cfg: Config, dry_run: bool = False, today: date | None = None) -> Ja
         result.problems.append(Problem(str(cfg.workspace), "the workspace or the vault folder is missing"))
         return result
 
-    def apply() -> Applied:
+    def apply() -> OwnWrites:
         _sections(cfg, today, result)
         _daily_notes(cfg, today, result)
         for name in BOOTSTRAP_FILES:
@@ -98,13 +98,13 @@ def janitor(cfg: Config, dry_run: bool = False, today: date | None = None) -> Ja
         # The daily notes it moved are deletions it means: the mass-delete guard does not count them, while
         # every other guard of a pass (a missing folder, an emptied side) stands, as for any sync.
         meant = frozenset(file_key(f"workspace/{rel}") for rel, _ in result.daily)
-        return Applied(bool(result.sections or result.daily), subject=_subject(result), deleting=meant)
+        return OwnWrites(bool(result.sections or result.daily), subject=_subject(result), deleting=meant)
 
     if dry_run:
         apply()
         return _relative(cfg, result)
     try:
-        result.sync = write(cfg, Change("janitor", AGENT, PassOptions(today=today), apply))
+        result.sync = write(cfg, WriteRequest("janitor", AGENT, PassOptions(today=today), apply))
     except Stopped as exc:
         result.problems.append(Problem(str(cfg.life), f"{exc}; nothing archived"))
         return _relative(cfg, result)

@@ -63,7 +63,7 @@ from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
 from vaultsync.system.fs import FileChanged, atomic_write
 from vaultsync.vault.layout import VaultLayout, slug_of
-from vaultsync.write_path.write import Applied, Change, Stopped, write
+from vaultsync.write_path.write import OwnWrites, Stopped, WriteRequest, write
 
 __all__ = ["WAIT", "Stale", "Stopped", "Written", "forget", "new_records", "patch", "remember", "supersede"]
 
@@ -264,7 +264,7 @@ def _write(cfg: Config, rel: str, plan: Plan, kind: str, wait: float, actor: Act
     """Edit ``items.json`` through the write path: under the lock, after the remote round, then a pass."""
     path = entity_dir(cfg, rel) / ITEMS
 
-    def apply() -> Applied:
+    def apply() -> OwnWrites:
         for _ in range(_TRIES):
             raw, doc = read_items(cfg, rel)
             data, _ = plan(raw, doc)
@@ -278,9 +278,9 @@ def _write(cfg: Config, rel: str, plan: Plan, kind: str, wait: float, actor: Act
         else:
             raise FileChanged(f"{path}: rewritten by another program {_TRIES} times while a write was planned")
         # The one file written is named, so the pass stats it instead of walking the whole memory tree.
-        return Applied(True, frozenset({f"life/{rel}/{ITEMS}"}))
+        return OwnWrites(True, frozenset({f"life/{rel}/{ITEMS}"}))
 
-    return write(cfg, Change(kind, actor, apply=apply, wait=wait, recall=False))
+    return write(cfg, WriteRequest(kind, actor, apply=apply, wait=wait, recall=False))
 
 
 def _still_there(cfg: Config, rel: str, doc: ItemsDoc | None, fact_id: str, if_match: str | None) -> tuple[int, Record]:

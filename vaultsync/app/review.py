@@ -37,7 +37,7 @@ from vaultsync.model import AGENT, PERSON, ExitCode, Problem, Severity
 from vaultsync.system.fs import FileChanged, atomic_write, read_or_none
 from vaultsync.system.program import ProgramFailed, run_program
 from vaultsync.vault.layout import VaultLayout, slug_of
-from vaultsync.write_path.write import Applied, Change, Stopped, write
+from vaultsync.write_path.write import OwnWrites, Stopped, WriteRequest, write
 
 __all__ = ["ReviewResult", "fix", "regenerate", "review"]
 
@@ -115,7 +115,7 @@ def _write_notes(cfg: Config, result: ReviewResult, entities: dict[str, MemEntit
     note = review_note(title, result.findings, link, entity_link)
     facts = ((rel, f) for rel in sorted(entities) for _, f in entities[rel].facts if isinstance(f, dict))
 
-    def apply() -> Applied:
+    def apply() -> OwnWrites:
         written = []
         if _write_review_note(cfg, result, note):
             written.append(result.note)
@@ -125,9 +125,9 @@ def _write_notes(cfg: Config, result: ReviewResult, entities: dict[str, MemEntit
             written.append(TIMELINE)
         what = [f"{result.note} ({len(result.findings)} finding(s))"] if result.note in written else []
         what += ["Timeline.md regenerated"] if TIMELINE in written else []
-        return Applied(bool(written), commit=tuple(written), subject=f"review: {', '.join(what)}")
+        return OwnWrites(bool(written), commit=tuple(written), subject=f"review: {', '.join(what)}")
 
-    _commit(cfg, Change("review", AGENT, apply=apply, run_pass=False), result)
+    _commit(cfg, WriteRequest("review", AGENT, apply=apply, run_pass=False), result)
 
 
 def _write_review_note(cfg: Config, result: ReviewResult, text: str) -> bool:
@@ -169,7 +169,7 @@ def _replace(path: Path, data: bytes, result: ReviewResult) -> bool:
     return True
 
 
-def _commit(cfg: Config, change: Change, result: ReviewResult) -> None:
+def _commit(cfg: Config, change: WriteRequest, result: ReviewResult) -> None:
     """The review note is outside what a pass carries: its change commits the files it wrote, as its actor."""
     try:
         report = write(cfg, change)
@@ -256,7 +256,7 @@ def _note_fixes(
 def _mark(cfg: Config, plans: list[Any], today: date, result: ReviewResult) -> None:
     """Mark each applied task in its note; the note holds the person's ticks, so it is committed as the person."""
 
-    def apply() -> Applied:
+    def apply() -> OwnWrites:
         written = []
         for note, raw, tasks in plans:
             text = raw.decode("utf-8")
@@ -267,9 +267,9 @@ def _mark(cfg: Config, plans: list[Any], today: date, result: ReviewResult) -> N
                 result.problems.append(Problem(str(note), message, Severity.WARNING))
                 continue
             written.append(note.relative_to(cfg.vault).as_posix())
-        return Applied(bool(written), commit=tuple(written), subject="review: marked the applied fixes")
+        return OwnWrites(bool(written), commit=tuple(written), subject="review: marked the applied fixes")
 
-    _commit(cfg, Change("review", PERSON, apply=apply, run_pass=False), result)
+    _commit(cfg, WriteRequest("review", PERSON, apply=apply, run_pass=False), result)
 
 
 def regenerate(cfg: Config, rels: list[str] | None, today: date | None = None, dry_run: bool = False) -> ReviewResult:

@@ -17,7 +17,7 @@ from vaultsync.model import Report
 from vaultsync.options import PassOptions
 from vaultsync.state import runs
 from vaultsync.state.files import StateFiles
-from vaultsync.write_path.write import LOCK_HELD, Change, LockHeld, write
+from vaultsync.write_path.write import LOCK_HELD, LockHeld, WriteRequest, write
 
 __all__ = ["LOCK_HELD", "LockHeld", "PassOptions", "git_missing", "overview", "status", "summary", "sync"]
 
@@ -48,7 +48,7 @@ def sync(
     ``wait`` is called between tries (it sleeps a little) and returns False to give up, and only the pass
     that runs is recorded, not each try.
     """
-    return write(cfg, Change(kind, options=options or PassOptions(), wait=wait))
+    return write(cfg, WriteRequest(kind, options=options or PassOptions(), wait=wait))
 
 
 def summary(report: Report) -> str:
@@ -58,7 +58,7 @@ def summary(report: Report) -> str:
 
 def status(cfg: Config, options: PassOptions | None = None) -> Report:
     """What the next pass would do and the conflicts still open, without writing anything."""
-    return write(cfg, Change("status", options=replace(options or PassOptions(), dry_run=True)))
+    return write(cfg, WriteRequest("status", options=replace(options or PassOptions(), dry_run=True)))
 
 
 def overview(cfg: Config) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any
 from vaultsync.core.decide import Outcome
 from vaultsync.core.units import World
 from vaultsync.keys import ENTITY, FACT, entity_key, facts_of, is_file, note_of, rel_of, scope_of
-from vaultsync.model import FACT_WORDS, Change, phrase, plural
+from vaultsync.model import FACT_WORDS, SideChange, phrase, plural
 from vaultsync.vault.layout import VaultLayout
 from vaultsync.vault.scan import VaultScan
 
@@ -37,30 +37,30 @@ def classify(kind: str, before: Any, after: Any) -> str:
     return "deleted" if after is None else "edited"
 
 
-def side_changes(world: World, layout: VaultLayout) -> tuple[list[Change], set[str]]:
+def side_changes(world: World, layout: VaultLayout) -> tuple[list[SideChange], set[str]]:
     """The changes each side made since the base, and the vault paths the person changed."""
     keyed, person_paths = keyed_changes(world, layout)
     return [change for _, change in keyed], person_paths
 
 
-def keyed_changes(world: World, layout: VaultLayout) -> tuple[list[tuple[str, Change]], set[str]]:
+def keyed_changes(world: World, layout: VaultLayout) -> tuple[list[tuple[str, SideChange]], set[str]]:
     """``side_changes``, each change with its unit's key, in key order: the order of a commit message's scopes,
     which a pass run in batches restores by sorting."""
-    changes: list[tuple[str, Change]] = []
+    changes: list[tuple[str, SideChange]] = []
     person_paths: set[str] = set()
     for key in sorted(world.units):
         state = world.units[key]
         outcome = state.decision.outcome if state.decision else Outcome.SKIP
         scope = sys.intern(scope_of(key))  # one string per entity, not per fact: a first import keeps them all
         if outcome in PERSON_SIDE:
-            changes.append((key, Change("vault", scope, classify(state.kind, state.base, state.vault))))
+            changes.append((key, SideChange("vault", scope, classify(state.kind, state.base, state.vault))))
             person_paths.add(state.vault_note.path if state.vault_note else layout.note_for_key(key))
         elif state.vault_note and state.vault_note.path != layout.note_for_key(key):
             # A daily note the person keeps in a date sub-folder: the move is theirs to commit, from where the
             # layout puts it (a path git no longer finds changed is left out of the commit).
             person_paths |= {state.vault_note.path, layout.note_for_key(key)}
         if outcome in AGENT_SIDE and not (outcome is Outcome.CONVERGED and state.memory == state.base):
-            changes.append((key, Change("memory", scope, classify(state.kind, state.base, state.memory))))
+            changes.append((key, SideChange("memory", scope, classify(state.kind, state.base, state.memory))))
     return changes, {p for p in person_paths if p}
 
 
@@ -75,7 +75,7 @@ def unchanged_notes(world: World) -> dict[str, str]:
     }
 
 
-def message(direction: str, changes: Sequence[Change], extra_scopes: Sequence[str] = ()) -> str:
+def message(direction: str, changes: Sequence[SideChange], extra_scopes: Sequence[str] = ()) -> str:
     """A subject like ``memory -> vault: people/sarah +1 fact, 1 superseded; daily 2026-01-27``.
 
     When the subject would run long, it counts instead and the body lists every scope, so ``git log``
@@ -113,14 +113,14 @@ def changed(
     base: Mapping[str, object],
     moves: list[tuple[str, str]],
     renamed: dict[str, str],
-) -> tuple[list[tuple[str, Change]], set[str]]:
+) -> tuple[list[tuple[str, SideChange]], set[str]]:
     """The changes each side made since the base (with their units' keys, see ``keyed_changes``; a move comes
     after every unit's change), and the vault paths that go in the person's commit: the notes they changed, the
     old and new places of the folders they moved, and the note of an entity folder they deleted even when the
     entity had no summary (no unit changed, so nothing else names the note)."""
     changes, person_paths = keyed_changes(world, layout)
     for old, new in moves:
-        changes.append((MOVES, Change("vault", scope_of(entity_key(new)), f"moved from {old}")))
+        changes.append((MOVES, SideChange("vault", scope_of(entity_key(new)), f"moved from {old}")))
         moved = vault.entities[new]
         person_paths |= {n.path for n in moved.facts.values()} | ({moved.note.path} if moved.note else set())
         person_paths.add(layout.entity_note(old))

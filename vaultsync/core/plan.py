@@ -19,7 +19,7 @@ from vaultsync.core.scope import Context, Names, Planned
 from vaultsync.core.units import World, encode_base, plain
 from vaultsync.keys import ENTITY, FACT, mem_path_of, rel_of, scope_of, split_fact_key
 from vaultsync.memory.tree import MemoryScan, Summary
-from vaultsync.model import Change, Conflict, EntityContent, Problem, Record, canonical
+from vaultsync.model import Conflict, EntityContent, Problem, Record, SideChange, canonical
 from vaultsync.state.entry import BaseEntry
 from vaultsync.text.decoding import newline_of
 from vaultsync.text.markdown import first_h1
@@ -56,7 +56,7 @@ class Plan:
     actions: list[Action] = field(default_factory=list)
     upserts: dict[str, BaseEntry] = field(default_factory=dict)
     deletes: list[str] = field(default_factory=list)
-    changes: list[Change] = field(default_factory=list)
+    changes: list[SideChange] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
     person_paths: set[str] = field(default_factory=set)
     problems: list[Problem] = field(default_factory=list)

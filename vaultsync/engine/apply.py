@@ -42,7 +42,7 @@ HOLD = 64
 
 
 @dataclass
-class Applied:
+class ApplyOutcome:
     done: list[Action] = field(default_factory=list)
     failed_keys: set[str] = field(default_factory=set)
     problems: list[Problem] = field(default_factory=list)
@@ -58,7 +58,7 @@ def _trash(action: Action, trash_dir: Path) -> None:
     atomic_write(target, current)
 
 
-def apply_plan(plan: Plan, trash_dir: Path, progress: Progress | None = None) -> Applied:
+def apply_plan(plan: Plan, trash_dir: Path, progress: Progress | None = None) -> ApplyOutcome:
     """Move folders, stage every write, flush once, then put each in place with its compare-and-swap, and flush.
 
     Folder moves come first: a write staged into a moved entity's new folder would otherwise create that folder
@@ -67,7 +67,7 @@ def apply_plan(plan: Plan, trash_dir: Path, progress: Progress | None = None) ->
     files the pass replaced or deleted get their last look after the second flush, which gives a writer caught between
     opening a file and writing to it time to finish; a write found there is put back and flushed too.
     """
-    applied = Applied()
+    applied = ApplyOutcome()
     total = len(plan.actions)
     numbered = list(enumerate(plan.actions, 1))
     staged: dict[int, Path] = {}
@@ -111,7 +111,7 @@ def apply_plan(plan: Plan, trash_dir: Path, progress: Progress | None = None) ->
 
 
 def _attempt(
-    applied: Applied,
+    applied: ApplyOutcome,
     action: Action,
     tmp: Path | None,
     trash_dir: Path,
@@ -133,7 +133,7 @@ def _attempt(
             held.append((replaced, action))
 
 
-def _settle(applied: Applied, replaced: Replaced, action: Action, trash_dir: Path) -> bool:
+def _settle(applied: ApplyOutcome, replaced: Replaced, action: Action, trash_dir: Path) -> bool:
     """The last look at a file the pass replaced or deleted; True when a late write to it was put back."""
     try:
         settle(replaced)
@@ -157,7 +157,7 @@ def _settle(applied: Applied, replaced: Replaced, action: Action, trash_dir: Pat
     return False
 
 
-def _undone(applied: Applied, action: Action, why: str, severity: Severity = Severity.WARNING) -> None:
+def _undone(applied: ApplyOutcome, action: Action, why: str, severity: Severity = Severity.WARNING) -> None:
     """A write that no longer stands: its unit keeps its old base, and the next pass merges what is there."""
     applied.done.remove(action)
     _failed(applied, action, why, severity)
@@ -182,6 +182,6 @@ def _carry_out(action: Action, tmp: Path | None, trash_dir: Path, keep_dirs: set
     return None
 
 
-def _failed(applied: Applied, action: Action, why: str, severity: Severity = Severity.ERROR) -> None:
+def _failed(applied: ApplyOutcome, action: Action, why: str, severity: Severity = Severity.ERROR) -> None:
     applied.failed_keys.update(action.keys)
     applied.problems.append(Problem(action.shown, why, severity))

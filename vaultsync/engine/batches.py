@@ -24,7 +24,7 @@ from vaultsync.git.index import blob_id
 from vaultsync.keys import is_file, mem_path_of, rel_of
 from vaultsync.memory.sizes import scanned_size_problems
 from vaultsync.memory.tree import MemoryListing, MemoryScan, scan_memory_scope
-from vaultsync.model import Change, Problem
+from vaultsync.model import Problem, SideChange
 from vaultsync.state.base import BaseEntry
 from vaultsync.vault.scan import VaultListing, VaultScan, scan_vault_scope
 
@@ -69,7 +69,7 @@ class FirstWalk:
     names: dict[str, Names] = field(default_factory=dict)
     counts: Counter[str] = field(default_factory=Counter)
     tally: Tally = field(default_factory=Tally)
-    person_changes: list[tuple[str, Change]] = field(default_factory=list)  # with their keys (``keyed_changes``)
+    person_changes: list[tuple[str, SideChange]] = field(default_factory=list)  # with their keys (``keyed_changes``)
     person_paths: set[str] = field(default_factory=set)
     unchanged: dict[str, tuple[str, str]] = field(default_factory=dict)  # notes perhaps saved again (``resaved``)
     moves: list[tuple[str, str]] = field(default_factory=list)

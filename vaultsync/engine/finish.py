@@ -17,7 +17,7 @@ from vaultsync.config import Config
 from vaultsync.core.changes import message, unchanged_notes
 from vaultsync.core.plan import Plan
 from vaultsync.core.units import World
-from vaultsync.engine.apply import Applied, apply_plan
+from vaultsync.engine.apply import ApplyOutcome, apply_plan
 from vaultsync.engine.prepare import PassContext
 from vaultsync.engine.quick import SnapshotUpdate, record
 from vaultsync.git.index import blob_id
@@ -25,7 +25,7 @@ from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import Author, GitFailed, NotARepository
 from vaultsync.git.secrets import scan_bytes
 from vaultsync.keys import scope_of
-from vaultsync.model import PERSON, Actor, Change, Problem, Report, Severity
+from vaultsync.model import PERSON, Actor, Problem, Report, Severity, SideChange
 from vaultsync.state import snapshot
 from vaultsync.state.base import BaseEntry, BaseStore, UnitRow
 from vaultsync.state.files import StateFiles
@@ -41,7 +41,7 @@ class Step:
     """One plan a strategy decided (a whole pass's, or one batch's), handed to ``finish`` in order."""
 
     plan: Plan | None  # None: written already, by a first import's forked worker (``write``)
-    written: Callable[[Applied | None], Rows]  # keeps what the strategy needs of the writes; their base rows
+    written: Callable[[ApplyOutcome | None], Rows]  # keeps what the strategy needs of the writes; their base rows
     progress: Callable[[int, int], None] | None = None
 
 
@@ -77,7 +77,7 @@ class Closing:
     paths, changes and scopes touched, the notes git's index holds as checked for secrets, the conflict copies
     left open, and the snapshot (None: a write failed or the pass ended early)."""
 
-    agent: tuple[set[str], list[Change], list[str]]
+    agent: tuple[set[str], list[SideChange], list[str]]
     base: BaseSave
     opened: list[str]
     recording: Recording | None
@@ -91,7 +91,7 @@ class Decided:
     the end needs once they are written, and the notes listed as uncommitted before any is written, for
     workers that write on their own."""
 
-    person: tuple[set[str], list[Change]]
+    person: tuple[set[str], list[SideChange]]
     leftovers: list[Path]
     stamp: str
     steps: Iterable[Step]
@@ -158,7 +158,7 @@ def write(
     stamp: str,
     uncommitted: set[str] | None,
     progress: Callable[[int, int], None] | None = None,
-) -> Applied:
+) -> ApplyOutcome:
     """Apply one plan. Its vault notes join ``uncommitted`` (the notes written but not yet committed, by this
     pass or a killed or refused earlier one), listed on disk before any is written, so whichever pass next
     commits for the agent takes them all. None: ``finish`` listed them already (a first import's workers)."""
@@ -250,7 +250,7 @@ def settled(report: Report) -> bool:
 
 
 def _commit_person(
-    setting: PassContext, repo: VaultRepo, report: Report, paths: set[str], changes: list[Change]
+    setting: PassContext, repo: VaultRepo, report: Report, paths: set[str], changes: list[SideChange]
 ) -> bool:
     """Commit the person's edits as the person, before anything is written: their words are in git whatever
     happens next. False (the pass stopped, with the reason) when git refused."""
@@ -275,7 +275,7 @@ def unchanged_blobs(world: World, only: Container[str] | None = None) -> dict[st
 
 def resaved(
     repo: VaultRepo, notes: Mapping[str, tuple[str, str]], leave: Collection[str]
-) -> tuple[set[str], list[Change]]:
+) -> tuple[set[str], list[SideChange]]:
     """Of the notes whose units neither side changed (path -> key and the blob read, ``unchanged_blobs``), those
     the person saved again in another form (Obsidian reordering keys, dropping quotes): their bytes go in the
     person's commit, or they would stay uncommitted for good, since no pass writes them back.
@@ -286,7 +286,7 @@ def resaved(
     """
     found = repo.modified(set(notes) - set(leave)) if notes else {}
     paths = {p for p, blob in found.items() if blob == notes[p][1] and not _holds_secret(repo.root / p)}
-    changes = [Change("vault", scope_of(notes[p][0]), "re-saved") for p in sorted(paths)]
+    changes = [SideChange("vault", scope_of(notes[p][0]), "re-saved") for p in sorted(paths)]
     return paths, changes
 
 
@@ -311,7 +311,7 @@ def _commit_agent(
     repo: VaultRepo,
     report: Report,
     paths: set[str],
-    changes: list[Change],
+    changes: list[SideChange],
     touched: list[str],
     checked: Collection[str] = (),
 ) -> bool:

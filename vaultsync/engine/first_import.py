@@ -26,7 +26,7 @@ from vaultsync.core.plan import Plan
 from vaultsync.core.planner import Planner, make_plan
 from vaultsync.core.scope import Names, Planned
 from vaultsync.core.units import World, gather
-from vaultsync.engine.apply import Applied
+from vaultsync.engine.apply import ApplyOutcome
 from vaultsync.engine.finish import BaseSave, Closing, Decided, Recording, Rows, Step, finish, notes_once, write
 from vaultsync.engine.prepare import PassContext
 from vaultsync.git.feed import fast_import_blobs
@@ -37,7 +37,7 @@ from vaultsync.git.secrets import scan_bytes
 from vaultsync.keys import scope_of
 from vaultsync.memory.sizes import scanned_size_problems
 from vaultsync.memory.tree import MemoryListing, MemoryScan, scan_memory_scope
-from vaultsync.model import Change, Problem, Report
+from vaultsync.model import Problem, Report, SideChange
 from vaultsync.state.base import UnitRow, unit_rows
 from vaultsync.state.files import StateFiles
 from vaultsync.system.forked import ForkedMap, WorkerFailed, one_at_a_time, processes_for
@@ -176,7 +176,7 @@ class _Gathered:
                 done += len(batch.actions)
                 yield Step(None, partial(self._keep, batch, min(done, self.total)))
 
-    def _keep(self, batch: Written, done: int, _: Applied | None) -> Rows:
+    def _keep(self, batch: BatchResult, done: int, _: ApplyOutcome | None) -> Rows:
         """Take in what a batch's writing did; its units' rows go to the base's open transaction."""
         report, progress = self.report, self.setting.options.progress
         report.problems += batch.problems
@@ -220,7 +220,7 @@ class _Writer:
     fed: bool  # the notes go to git's index as they are written, those holding no secret: checked here
     forked: bool  # run in workers, which write their batches' files one at a time (``one_at_a_time``)
 
-    def __call__(self, job: Job) -> Written:
+    def __call__(self, job: Job) -> BatchResult:
         number, rels, files = job
         cfg, layout = self.cfg, self.layout
         mem, world = self.kept.pop(number, None) or _read(cfg, layout, self.today, rels, files)
@@ -229,15 +229,15 @@ class _Writer:
         with one_at_a_time(cfg.state_dir) if self.forked else nullcontext():
             applied = write(StateFiles(cfg.state_dir), plan, self.stamp, None)
         problems = mem.problems + world.problems + plan.problems
-        return Written.of(plan, applied, problems, changes, world, mem, self.racy, self.fed)
+        return BatchResult.of(plan, applied, problems, changes, world, mem, self.racy, self.fed)
 
 
 @dataclass
-class Written:
+class BatchResult:
     """What writing one batch did: everything the import keeps of it, sent back whole from a worker."""
 
     problems: list[Problem]
-    changes: list[Change]
+    changes: list[SideChange]
     actions: list[str]
     files_written: int
     failed: bool
@@ -255,14 +255,14 @@ class Written:
     def of(
         cls,
         plan: Plan,
-        applied: Applied,
+        applied: ApplyOutcome,
         problems: list[Problem],
-        changes: list[Change],
+        changes: list[SideChange],
         world: World,
         mem: MemoryScan,
         racy: set[str],
         fed: bool,
-    ) -> Written:
+    ) -> BatchResult:
         blobs: dict[str, str] = {}
         clean: list[str] = []
         fed_data: list[bytes] = []

@@ -17,7 +17,7 @@ from vaultsync.core.plan import Plan
 from vaultsync.core.planner import make_plan
 from vaultsync.core.scope import Names
 from vaultsync.core.units import World, gather
-from vaultsync.engine.apply import Applied
+from vaultsync.engine.apply import ApplyOutcome
 from vaultsync.engine.finish import (
     BaseSave,
     Closing,
@@ -39,7 +39,7 @@ from vaultsync.git.repo import VaultRepo
 from vaultsync.keys import is_file, scope_of
 from vaultsync.memory.sizes import scanned_size_problems
 from vaultsync.memory.tree import MemoryScan, list_memory, scan_memory, scan_memory_scope
-from vaultsync.model import Change, Report
+from vaultsync.model import Report, SideChange
 from vaultsync.state.base import BaseEntry
 from vaultsync.state.stat_walk import MemoryWalk
 from vaultsync.vault.layout import VaultLayout
@@ -157,7 +157,7 @@ class _Planned:
 
     stamp: str
     plan: Plan
-    changes: list[Change]
+    changes: list[SideChange]
     person_paths: set[str]
     fresh_notes: list[str]
     known: dict[str, tuple[str, str]]
@@ -219,15 +219,17 @@ class _End:
         self, setting: PassContext, report: Report, narrowed: Narrowed | None, found: _Found, planned: _Planned
     ) -> None:
         self.setting, self.report, self.narrowed, self.found, self.planned = setting, report, narrowed, found, planned
-        self.wrote: list[Applied] = []
+        self.wrote: list[ApplyOutcome] = []
         self.leaving: list[VaultAtEnd] = []
 
-    def person_edits(self, repo: VaultRepo) -> tuple[set[str], list[Change]]:
+    def person_edits(self, repo: VaultRepo) -> tuple[set[str], list[SideChange]]:
         """What the person's commit takes: their edits, the conflict copies resolved, and the notes saved again
         in another form (``resaved``)."""
         found, planned, report = self.found, self.planned, self.report
         person_changes = [c for c in planned.changes if c.side == "vault"]
-        settled_copies = [Change("vault", scope_of(planned.known[p][0]), "conflict resolved") for p in planned.resolved]
+        settled_copies = [
+            SideChange("vault", scope_of(planned.known[p][0]), "conflict resolved") for p in planned.resolved
+        ]
         person_changes += settled_copies
         report.changes += settled_copies
         # In a scoped pass a note saved again is one the quick check saw change.
@@ -235,7 +237,7 @@ class _End:
         resaved_paths, resaved_changes = resaved(repo, unchanged, found.earlier)
         return planned.person_paths | set(planned.resolved) | resaved_paths, person_changes + resaved_changes
 
-    def written(self, applied: Applied | None) -> Rows:
+    def written(self, applied: ApplyOutcome | None) -> Rows:
         """What the end needs of the plan ``finish`` applied; its units' rows for the base, but for failed writes."""
         assert applied is not None
         cfg, layout, report, found, plan = (
@@ -310,7 +312,7 @@ def _leaving(
     layout: VaultLayout,
     vault: VaultScan,
     foreign: Iterable[str],
-    applied: Applied,
+    applied: ApplyOutcome,
     narrowed: Narrowed | None,
     names: dict[str, Names],
 ) -> VaultAtEnd:
@@ -335,7 +337,7 @@ def _leaving(
 
 
 def _recording(
-    walk: MemoryWalk, mem: MemoryScan, applied: Applied, names: dict[str, Names], leaving: VaultAtEnd
+    walk: MemoryWalk, mem: MemoryScan, applied: ApplyOutcome, names: dict[str, Names], leaving: VaultAtEnd
 ) -> Recording:
     read = {f.mem_path: f.raw for f in mem.files.values()}
     for entity in mem.entities.values():

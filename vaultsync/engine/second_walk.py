@@ -19,7 +19,7 @@ from vaultsync.core.moves import moved_walk, plan_moves
 from vaultsync.core.plan import Plan
 from vaultsync.core.planner import Planner, make_plan
 from vaultsync.core.scope import Planned
-from vaultsync.engine.apply import Applied
+from vaultsync.engine.apply import ApplyOutcome
 from vaultsync.engine.batches import Batch, FirstWalk, Read, note_blobs
 from vaultsync.engine.finish import (
     BaseSave,
@@ -38,7 +38,7 @@ from vaultsync.engine.prepare import PassContext, settle_conflicts
 from vaultsync.git.repo import VaultRepo
 from vaultsync.keys import scope_of
 from vaultsync.memory.tree import MemoryListing
-from vaultsync.model import Change, Problem, Report, Severity
+from vaultsync.model import Problem, Report, Severity, SideChange
 from vaultsync.vault.scan import VaultListing
 
 
@@ -79,14 +79,14 @@ class _Copies:
     gone: list[str]
     carried: dict[str, tuple[str, str, str]]
     resolved: list[str]
-    settled: list[Change]
+    settled: list[SideChange]
 
 
 def _settle_copies(setting: PassContext, moves: list[tuple[str, str]]) -> _Copies:
     """Read before any batch is written: the copies are settled against the vault as the pass found it."""
     known = setting.store.conflicts() | {c.copy_path: (c.key, c.detail) for c in setting.options.conflicts}
     gone, carried, resolved = settle_conflicts(setting.cfg, setting.layout, known, moves)
-    settled = [Change("vault", scope_of(known[p][0]), "conflict resolved") for p in resolved]
+    settled = [SideChange("vault", scope_of(known[p][0]), "conflict resolved") for p in resolved]
     return _Copies(known, gone, carried, resolved, settled)
 
 
@@ -113,13 +113,13 @@ class _SecondWalk:
         self.reads: dict[str, bytes] = {}
         self.blobs: dict[str, str] = {}
         self.touched: set[str] = set()
-        self.changed_by: list[tuple[str, Change]] = []
+        self.changed_by: list[tuple[str, SideChange]] = []
         self.new_conflicts: dict[str, tuple[str, str]] = {}
         self.foreign: list[str] = list(listed.foreign)
         self.failed = self.complete = False
         self.total = self.done = 0
 
-    def person_edits(self, repo: VaultRepo) -> tuple[set[str], list[Change]]:
+    def person_edits(self, repo: VaultRepo) -> tuple[set[str], list[SideChange]]:
         """What the person's commit takes: the edits the first walk found, the conflict copies resolved or
         carried along, and the notes saved again in another form (``resaved``)."""
         known, copies = self.known, self.copies
@@ -195,7 +195,7 @@ class _SecondWalk:
         self.foreign += scanned.world.foreign
         return plan
 
-    def _kept(self, scanned: Read, plan: Plan, applied: Applied | None) -> Rows:
+    def _kept(self, scanned: Read, plan: Plan, applied: ApplyOutcome | None) -> Rows:
         """What the end needs of a batch ``finish`` applied; its units' rows for the base, but for failed writes."""
         assert applied is not None
         options, report, known = self.setting.options, self.report, self.known

@@ -1,7 +1,7 @@
 """The one write path: every change to the memory or the vault, from every face, goes through ``write``.
 
 A use case (a sync, a remembered fact, the janitor's archive, a review fix, an extraction, ``init`` adopting a
-vault) says what it wants as a ``Change``: who acts, the pass's options, and the writes it makes itself. This
+vault) says what it wants as a ``WriteRequest``: who acts, the pass's options, and the writes it makes itself. This
 module gives every one of them the same steps, in the same order:
 
 1. the roots exist, or nothing is done;
@@ -34,7 +34,7 @@ from vaultsync.state.files import StateFiles
 from vaultsync.system.disk import writable
 from vaultsync.system.lock import LockHeld, run_lock
 
-__all__ = ["LOCK_HELD", "Applied", "Change", "LockHeld", "Stopped", "Wait", "write"]
+__all__ = ["LOCK_HELD", "LockHeld", "OwnWrites", "Stopped", "Wait", "WriteRequest", "write"]
 
 LOCK_HELD = "another pass held the lock; nothing done"
 _PAUSE = 0.02  # seconds between two tries of a held lock, for a write waiting a number of seconds
@@ -51,7 +51,7 @@ class Stopped(VaultsyncError):
 
 
 @dataclass(frozen=True)
-class Applied:
+class OwnWrites:
     """What a use case wrote under the lock. ``wrote``: anything changed, so a pass carries it; ``named``: the
     only memory files changed, as walk keys (``life/areas/people/sarah/items.json``), when the use case knows
     them (the pass then stats those instead of walking the memory); ``commit``: vault files outside what a pass
@@ -65,7 +65,7 @@ class Applied:
 
 
 @dataclass(frozen=True)
-class Change:
+class WriteRequest:
     """What a use case asks of the write path. ``apply`` runs under the lock after the remote round; without it
     the change is a plain pass (``sync``, watch, the schedule). ``run_pass``: False for a change that only
     commits files of its own (a regenerated review note): no pass follows it."""
@@ -73,7 +73,7 @@ class Change:
     kind: str  # the run's name in the record of runs: sync, watch, scheduled, remember, janitor, review, ...
     actor: Actor = AGENT
     options: PassOptions = field(default_factory=PassOptions)
-    apply: Callable[[], Applied] | None = None
+    apply: Callable[[], OwnWrites] | None = None
     wait: Wait = None
     run_pass: bool = True
     # False for a write a server makes for a client (a fact, a captured turn): the server's recall reader brings
@@ -81,7 +81,7 @@ class Change:
     recall: bool = True
 
 
-def write(cfg: Config, change: Change) -> Report:
+def write(cfg: Config, change: WriteRequest) -> Report:
     """Make ``change`` with every guarantee a pass gives; the report of its pass (or of the stop).
 
     Raises ``LockHeld`` when the lock stays held past ``change.wait``, ``Stopped`` when a use case's writes
@@ -122,7 +122,7 @@ def write(cfg: Config, change: Change) -> Report:
     return report
 
 
-def _locked(cfg: Config, change: Change, options: PassOptions, report: Report) -> tuple[Report, bool]:
+def _locked(cfg: Config, change: WriteRequest, options: PassOptions, report: Report) -> tuple[Report, bool]:
     """Steps 3 to 7 under the lock; the report, and whether a pass ran."""
     passed = False
     remote = _remote_round(cfg, options)
