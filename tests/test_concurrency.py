@@ -59,10 +59,10 @@ from helpers_twoway import (
 )
 
 from vaultsync.app.sync import PassOptions, sync
+from vaultsync.errors import LockHeld
 from vaultsync.memory.tree import parse_summary
 from vaultsync.model import ExitCode, Report
 from vaultsync.system import fs, renames
-from vaultsync.system.lock import LockHeld
 from vaultsync.vault.notes import read_entity_note
 from vaultsync.vault.scan import CONFLICT_MARK
 

@@ -12,8 +12,7 @@ from helpers_twoway import SARAH, Env
 
 from vaultsync.app.capture import append_daily
 from vaultsync.app.context import context
-from vaultsync.app.facts import Invalid
-from vaultsync.app.recall import UsageError
+from vaultsync.errors import Invalid, UsageError
 
 
 def test_a_named_entity_comes_first_with_its_current_facts_only(env: Env) -> None:

@@ -9,8 +9,8 @@ import pytest
 from helpers_twoway import ATLAS, ATLAS_DIR, SARAH, SARAH_DIR, Env, body_of, set_body, set_prop
 
 from vaultsync import cli
-from vaultsync.app.facts import Ambiguous, NotFound
 from vaultsync.app.history import history
+from vaultsync.errors import Ambiguous, NotFound
 
 
 def test_a_fact_story_says_who_did_what(env: Env) -> None:

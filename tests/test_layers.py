@@ -331,11 +331,10 @@ FINISH = "vaultsync.engine.finish"
 # The end of a pass: applying a plan, the list of notes written but not committed, a commit (git's or the
 # base's transaction), the base saved, the snapshot recorded. Only ``engine/finish.py`` calls them.
 PASS_END = {"apply_plan", "list_uncommitted", "all_committed", "commit", "compact", "save", "record", "forget"}
-# Outside a pass: the snapshot record writes (and first drops) the snapshot itself; ``init`` commits the
-# .gitignore it adds, and the remote round the conflict copies of its merge, before the pass.
+# Outside a pass: the snapshot record writes (and first drops) the snapshot itself; the remote round commits
+# the conflict copies of its merge, before the pass.
 PASS_END_OWNERS = {
     "vaultsync.engine.quick": {"save", "forget"},
-    "vaultsync.app.obsidian": {"commit"},
     "vaultsync.write_path.remote_round": {"commit"},
     "vaultsync.write_path.write": {"record"},  # the run record (``state/runs.py``), which every change gets
 }
@@ -386,3 +385,136 @@ def test_each_rule_fails_on_a_deliberate_crossing(tmp_path: Path) -> None:
     finally:
         del MODULE_PATHS["vaultsync.app.sync_reexport"]
     assert layer_of("vaultsync.api") == "surface" and "app" not in ALLOWED["face"]
+
+
+# -- the rooms, the surface and the errors ---------------------------------------------------------------------
+def test_only_the_write_path_imports_the_engine() -> None:
+    """A use case asks the write path for a pass; it never runs one itself, so no change skips the lock, the
+    remote round, the commits as its actor or the record of runs."""
+    reaching = [
+        f"{m}: line {line} imports {target}"
+        for m, p in ALL
+        if layer_of(m) not in ("engine", "write_path")
+        for target, _, line in imports(p, m)
+        if layer_of(target) == "engine"
+    ]
+    assert not reaching, "engine/ imported outside the write path:\n" + "\n".join(reaching)
+
+
+def test_the_package_root_holds_only_the_shared_values_and_the_surface() -> None:
+    loose = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(loose) <= ROOT_MODULES_AT_MOST, f"vaultsync/ holds {len(loose)} loose modules: {loose}"
+    rooms = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert rooms == FOLDERS, f"every folder is a layer of the layer table: {sorted(rooms ^ FOLDERS)}"
+
+
+def _typed_surface() -> dict[str, str]:
+    """What ``api.py`` shows editors and type checkers: name -> "module" or "module:name", from the imports
+    under ``if TYPE_CHECKING:``."""
+    found = {}
+    for node in _tree(PACKAGE / "api.py").body:
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+            for imp in node.body:
+                assert isinstance(imp, ast.ImportFrom) and imp.module, "only imports under TYPE_CHECKING"
+                for alias in imp.names:
+                    found[alias.asname or alias.name] = imp.module + (f":{alias.name}" if alias.asname else "")
+    return found
+
+
+def surface_modules(table: dict[str, str]) -> list[str]:
+    """Entries of a surface table that name a module rather than a function, a class or a value."""
+    return [
+        name
+        for name, where in table.items()
+        if (":" not in where and f"{where}.{name}" in MODULE_PATHS | {f"{m}.__init__": p for m, p in ALL})
+        or (":" not in where and (PACKAGE.parent / where.replace(".", "/") / name).is_dir())
+    ]
+
+
+def test_no_surface_entry_is_a_module() -> None:
+    """The faces call functions and classes: a module handed out whole is a second, untyped surface."""
+    import types
+
+    import vaultsync.api as api
+
+    assert not surface_modules(_surface())
+    assert [n for n in api.__all__ if isinstance(getattr(api, n), types.ModuleType)] == []
+
+
+def test_the_typed_surface_is_the_lazy_one() -> None:
+    """Editors see the ``TYPE_CHECKING`` imports, a running program the ``_SURFACE`` table: they name the same
+    things in the same places, and ``__all__`` lists exactly them."""
+    import vaultsync.api as api
+
+    typed, lazy = _typed_surface(), _surface()
+    every = {"Config", "Actor", "Report"}  # the types Vault's methods are annotated with, not handed out
+    assert {k: v for k, v in typed.items() if k not in every or k in lazy} == lazy
+    assert sorted(api.__all__) == sorted(["Vault", *lazy])
+
+
+def error_homes(module: str, path: Path) -> list[str]:
+    """Error classes a face catches or raises that come from a vaultsync module other than ``errors.py``."""
+    caught: list[tuple[str, int]] = []
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.ExceptHandler) and node.type is not None:
+            kinds = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
+            caught += [(k.id, node.lineno) for k in kinds if isinstance(k, ast.Name)]
+        elif isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and isinstance(node.exc.func, ast.Name):
+            caught.append((node.exc.func.id, node.lineno))
+    taken = {name: target for target, names, _ in imports(path, module) for name in names}
+    wrong = []
+    for name, line in caught:
+        if name in taken:
+            home = origin(taken[name], name)
+            if home.startswith("vaultsync") and home != "vaultsync.errors":
+                wrong.append(f"line {line}: {name} is {home}'s")
+    return wrong
+
+
+def test_every_error_a_face_renders_lives_in_errors() -> None:
+    found = [f"{m} {w}" for m, p in ALL if layer_of(m) == "face" for w in error_homes(m, p)]
+    assert not found, "errors a face shows, defined outside errors.py:\n" + "\n".join(found)
+
+
+def test_every_error_of_the_family_lives_in_errors() -> None:
+    """A ``VaultsyncError`` is what a caller is told: its kind, field and hint are read in one file."""
+    import importlib
+    import pkgutil
+
+    import vaultsync
+    from vaultsync.errors import VaultsyncError
+
+    for found in pkgutil.walk_packages(vaultsync.__path__, "vaultsync."):
+        if not found.name.endswith("__main__"):
+            importlib.import_module(found.name)
+
+    def family(cls: type) -> Iterator[type]:
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from family(sub)
+
+    elsewhere = sorted(
+        f"{c.__module__}.{c.__name__}" for c in family(VaultsyncError) if c.__module__ != "vaultsync.errors"
+    )
+    assert not elsewhere, f"define these in vaultsync/errors.py: {elsewhere}"
+
+
+def test_the_new_rules_fail_on_the_old_layout(tmp_path: Path) -> None:
+    """The rules above, fed the layout they replaced, say so: a use case importing the engine (the write path in
+    app/), a surface handing out modules, a face catching an error an app module defines."""
+    assert layer_of("vaultsync.app.write") == "app" and not may_import("app", "engine")
+    assert layer_of("vaultsync.cli_parser") == "leaf" and layer_of("vaultsync.cli.parser") == "face"
+    old_surface = {"memory": "vaultsync.app", "sync": "vaultsync.app.sync", "LockHeld": "vaultsync.app.write"}
+    assert surface_modules(old_surface) == ["memory"]
+    face = tmp_path / "face.py"
+    face.write_text(
+        "from vaultsync.app.facts import Unreadable\ntry:\n    pass\nexcept Unreadable:\n    raise Unreadable('x')\n",
+        encoding="utf-8",
+    )
+    MODULE_PATHS["vaultsync.app.facts_old"] = tmp_path / "old.py"
+    (tmp_path / "old.py").write_text("class Unreadable(Exception):\n    pass\n", encoding="utf-8")
+    face.write_text(face.read_text(encoding="utf-8").replace("app.facts", "app.facts_old"), encoding="utf-8")
+    try:
+        assert len(error_homes("vaultsync.cli.face", face)) == 2
+    finally:
+        del MODULE_PATHS["vaultsync.app.facts_old"]

@@ -14,9 +14,9 @@ from helpers_twoway import SARAH, SARAH_DIR, Env
 
 from vaultsync.app import memory
 from vaultsync.app.entities import get_entity, get_fact
-from vaultsync.app.facts import Ambiguous, Invalid, NotFound
+from vaultsync.errors import Ambiguous, Invalid, LockHeld, NotFound
 from vaultsync.state.files import StateFiles
-from vaultsync.system.lock import LockHeld, run_lock
+from vaultsync.system.lock import run_lock
 
 
 def last_author(env: Env, path: str) -> str:

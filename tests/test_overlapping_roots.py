@@ -14,7 +14,7 @@ from helpers_e2e import tree_bytes
 
 from vaultsync import cli
 from vaultsync.app.init import init_vault
-from vaultsync.config import ConfigError
+from vaultsync.errors import ConfigError
 from vaultsync.model import ExitCode
 
 

@@ -4,12 +4,13 @@ Two ways in, over the same use cases:
 
 - ``Vault(config)``: one object per vault, one method per use case (``vault.sync()``, ``vault.remember(...)``),
   for a program using vaultsync as a library;
-- the names in ``__all__``, the use cases as functions and the values and errors they take and raise, for the
-  faces, which pass the config themselves.
+- the names in ``__all__``: the use cases as functions, and the values and errors they take, return and raise,
+  for the faces, which pass the config themselves. Every name is a function, a class or a value, never a module.
 
 Everything else in the package is private to it. Each name is imported only when first used (``__getattr__``),
 so a command that needs the sync pass never loads the HTTP server's, the recall index's or the review's code,
-and a pass with nothing to do starts in the time a bare interpreter does.
+and a pass with nothing to do starts in the time a bare interpreter does. Editors and type checkers read the
+same names from the ``TYPE_CHECKING`` imports below; ``tests/test_layers.py`` keeps the two lists equal.
 """
 
 from __future__ import annotations
@@ -19,12 +20,56 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from vaultsync.app.memory import Written
+    from vaultsync.app.capture import Captured, append_daily
+    from vaultsync.app.conflicts import OpenConflict, Resolved, open_conflicts
+    from vaultsync.app.conflicts import resolve as resolve_conflict
+    from vaultsync.app.context import BUDGET, Context, context
+    from vaultsync.app.entities import Entity, count_facts, get_entity, get_fact, list_entities
+    from vaultsync.app.extract import ExtractResult, extract
+    from vaultsync.app.history import History, HistoryChange, history
+    from vaultsync.app.inbox import decide as decide_proposed
+    from vaultsync.app.inbox import proposed as proposed_facts
+    from vaultsync.app.init import InitResult, init_vault, load_token
+    from vaultsync.app.janitor import JanitorResult, janitor
+    from vaultsync.app.memory import Written, forget, patch, remember, supersede
+    from vaultsync.app.obsidian import DEFAULT_URL as OBSIDIAN_URL
+    from vaultsync.app.obsidian import Installed
+    from vaultsync.app.obsidian import install as install_obsidian_plugin
+    from vaultsync.app.recall import Hit, Recaller, RecallOptions, RecallResult, parse_kinds, recall
+    from vaultsync.app.review import ReviewResult, review
+    from vaultsync.app.review import fix as review_fix
+    from vaultsync.app.review import regenerate as regenerate_summaries
+    from vaultsync.app.review_notes import latest as latest_review_note
+    from vaultsync.app.schedule import Status as ScheduleStatus
+    from vaultsync.app.schedule import absolute_config, write_log
+    from vaultsync.app.schedule import install as install_schedule
+    from vaultsync.app.schedule import remove as remove_schedule
+    from vaultsync.app.schedule import status as schedule_status
+    from vaultsync.app.sync import git_missing, overview, recent_runs, status, summary, sync
+    from vaultsync.app.watch import watch
+    from vaultsync.app.workspace import MEMORY as MEMORY_FILE
+    from vaultsync.app.workspace import DailyNote, MemorySection, daily_note, daily_path, memory_sections, memory_text
     from vaultsync.config import Config
+    from vaultsync.errors import (
+        Ambiguous,
+        ConfigError,
+        HistoryError,
+        Invalid,
+        LockHeld,
+        NotBuilt,
+        NotFound,
+        PortUnavailable,
+        ScheduleError,
+        Stale,
+        Stopped,
+        UsageError,
+        VaultsyncError,
+    )
     from vaultsync.model import Actor, Report
     from vaultsync.options import PassOptions
+    from vaultsync.system.faults import refused
 
-# Each public name and the app module (or leaf) it lives in; tests/test_layers.py reads this table.
+# Each public name and where it lives: "module" (the same name there) or "module:name" (named otherwise there).
 _SURFACE = {
     # passes
     "PassOptions": "vaultsync.options",
@@ -35,57 +80,184 @@ _SURFACE = {
     "summary": "vaultsync.app.sync",
     "git_missing": "vaultsync.app.sync",
     "watch": "vaultsync.app.watch",
-    # memory writes and reads
-    "memory": "vaultsync.app",
-    "entities": "vaultsync.app",
-    "workspace": "vaultsync.app",
-    "inbox": "vaultsync.app",
-    "conflicts": "vaultsync.app",
-    "review_notes": "vaultsync.app",
-    "obsidian": "vaultsync.app",
+    # memory writes
+    "remember": "vaultsync.app.memory",
+    "supersede": "vaultsync.app.memory",
+    "forget": "vaultsync.app.memory",
+    "patch": "vaultsync.app.memory",
+    "Written": "vaultsync.app.memory",
+    "append_daily": "vaultsync.app.capture",
+    "Captured": "vaultsync.app.capture",
+    # memory reads
+    "list_entities": "vaultsync.app.entities",
+    "count_facts": "vaultsync.app.entities",
+    "get_entity": "vaultsync.app.entities",
+    "get_fact": "vaultsync.app.entities",
+    "Entity": "vaultsync.app.entities",
+    "daily_note": "vaultsync.app.workspace",
+    "daily_path": "vaultsync.app.workspace",
+    "memory_text": "vaultsync.app.workspace",
+    "memory_sections": "vaultsync.app.workspace",
+    "DailyNote": "vaultsync.app.workspace",
+    "MemorySection": "vaultsync.app.workspace",
+    "MEMORY_FILE": "vaultsync.app.workspace:MEMORY",
     "Recaller": "vaultsync.app.recall",
     "RecallOptions": "vaultsync.app.recall",
+    "RecallResult": "vaultsync.app.recall",
+    "Hit": "vaultsync.app.recall",
     "parse_kinds": "vaultsync.app.recall",
     "recall": "vaultsync.app.recall",
     "history": "vaultsync.app.history",
-    "capture": "vaultsync.app",
+    "History": "vaultsync.app.history",
+    "HistoryChange": "vaultsync.app.history",
     "context": "vaultsync.app.context",
+    "Context": "vaultsync.app.context",
     "BUDGET": "vaultsync.app.context",
+    # the person's decisions, from a plugin
+    "proposed_facts": "vaultsync.app.inbox:proposed",
+    "decide_proposed": "vaultsync.app.inbox:decide",
+    "open_conflicts": "vaultsync.app.conflicts",
+    "resolve_conflict": "vaultsync.app.conflicts:resolve",
+    "OpenConflict": "vaultsync.app.conflicts",
+    "Resolved": "vaultsync.app.conflicts",
+    "latest_review_note": "vaultsync.app.review_notes:latest",
     # the memory's upkeep
     "janitor": "vaultsync.app.janitor",
-    "review": "vaultsync.app",
+    "JanitorResult": "vaultsync.app.janitor",
+    "review": "vaultsync.app.review",
+    "review_fix": "vaultsync.app.review:fix",
+    "regenerate_summaries": "vaultsync.app.review:regenerate",
+    "ReviewResult": "vaultsync.app.review",
     "extract": "vaultsync.app.extract",
+    "ExtractResult": "vaultsync.app.extract",
     # setting up
     "init_vault": "vaultsync.app.init",
+    "InitResult": "vaultsync.app.init",
     "load_token": "vaultsync.app.init",
-    "schedule": "vaultsync.app",
+    "install_obsidian_plugin": "vaultsync.app.obsidian:install",
+    "Installed": "vaultsync.app.obsidian",
+    "OBSIDIAN_URL": "vaultsync.app.obsidian:DEFAULT_URL",
+    "install_schedule": "vaultsync.app.schedule:install",
+    "remove_schedule": "vaultsync.app.schedule:remove",
+    "schedule_status": "vaultsync.app.schedule:status",
+    "ScheduleStatus": "vaultsync.app.schedule:Status",
     "absolute_config": "vaultsync.app.schedule",
     "write_log": "vaultsync.app.schedule",
-    # errors: one family (kind, field, hint), rendered from one table
+    # errors: one family (kind, field, hint), rendered from one table, all defined in errors.py
     "VaultsyncError": "vaultsync.errors",
-    "LockHeld": "vaultsync.write_path.write",
-    "Stopped": "vaultsync.write_path.write",
-    "Stale": "vaultsync.app.memory",
-    "Invalid": "vaultsync.app.facts",
-    "NotFound": "vaultsync.app.facts",
-    "Ambiguous": "vaultsync.app.facts",
-    "Unreadable": "vaultsync.app.facts",
-    "UsageError": "vaultsync.app.recall",
-    "HistoryError": "vaultsync.app.history",
+    "ConfigError": "vaultsync.errors",
+    "LockHeld": "vaultsync.errors",
+    "Stopped": "vaultsync.errors",
+    "Stale": "vaultsync.errors",
+    "Invalid": "vaultsync.errors",
+    "NotFound": "vaultsync.errors",
+    "Ambiguous": "vaultsync.errors",
+    "UsageError": "vaultsync.errors",
+    "HistoryError": "vaultsync.errors",
+    "NotBuilt": "vaultsync.errors",
+    "ScheduleError": "vaultsync.errors",
+    "PortUnavailable": "vaultsync.errors",
     "refused": "vaultsync.system.faults",  # a full or read-only disk, in one line
 }
 
-__all__ = ["Vault", *_SURFACE]
+# Literal, so editors and linters see what is re-exported; tests/test_layers.py keeps it equal to the table.
+__all__ = [
+    "BUDGET",
+    "MEMORY_FILE",
+    "OBSIDIAN_URL",
+    "Ambiguous",
+    "Captured",
+    "ConfigError",
+    "Context",
+    "DailyNote",
+    "Entity",
+    "ExtractResult",
+    "History",
+    "HistoryChange",
+    "HistoryError",
+    "Hit",
+    "InitResult",
+    "Installed",
+    "Invalid",
+    "JanitorResult",
+    "LockHeld",
+    "MemorySection",
+    "NotBuilt",
+    "NotFound",
+    "OpenConflict",
+    "PassOptions",
+    "PortUnavailable",
+    "RecallOptions",
+    "RecallResult",
+    "Recaller",
+    "Resolved",
+    "ReviewResult",
+    "ScheduleError",
+    "ScheduleStatus",
+    "Stale",
+    "Stopped",
+    "UsageError",
+    "Vault",
+    "VaultsyncError",
+    "Written",
+    "absolute_config",
+    "append_daily",
+    "context",
+    "count_facts",
+    "daily_note",
+    "daily_path",
+    "decide_proposed",
+    "extract",
+    "forget",
+    "get_entity",
+    "get_fact",
+    "git_missing",
+    "history",
+    "init_vault",
+    "install_obsidian_plugin",
+    "install_schedule",
+    "janitor",
+    "latest_review_note",
+    "list_entities",
+    "load_token",
+    "memory_sections",
+    "memory_text",
+    "open_conflicts",
+    "overview",
+    "parse_kinds",
+    "patch",
+    "proposed_facts",
+    "recall",
+    "recent_runs",
+    "refused",
+    "regenerate_summaries",
+    "remember",
+    "remove_schedule",
+    "resolve_conflict",
+    "review",
+    "review_fix",
+    "schedule_status",
+    "status",
+    "summary",
+    "supersede",
+    "sync",
+    "watch",
+    "write_log",
+]
 
 
 def __getattr__(name: str) -> Any:
     where = _SURFACE.get(name)
     if where is None:
         raise AttributeError(f"module 'vaultsync.api' has no attribute {name!r}")
-    module = importlib.import_module(where)
-    value = getattr(module, name) if hasattr(module, name) else importlib.import_module(f"{where}.{name}")
+    module, _, attr = where.partition(":")
+    value = getattr(importlib.import_module(module), attr or name)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
 
 
 class Vault:
@@ -130,37 +302,37 @@ class Vault:
 
         return patch(self.config, fact_id, changes, actor=self.actor, **given)
 
-    def entity(self, entity: str) -> Any:
+    def entity(self, entity: str) -> Entity:
         from vaultsync.app.entities import get_entity
 
         return get_entity(self.config, entity)
 
-    def recall(self, query: str, options: Any = None) -> Any:
+    def recall(self, query: str, options: RecallOptions | None = None) -> RecallResult:
         from vaultsync.app.recall import RecallOptions, recall
 
         return recall(self.config, query, options or RecallOptions())
 
-    def history(self, target: str | None = None, **given: Any) -> Any:
+    def history(self, target: str | None = None, **given: Any) -> History:
         from vaultsync.app.history import history
 
         return history(self.config, target, **given)
 
-    def janitor(self, dry_run: bool = False, today: date | None = None) -> Any:
+    def janitor(self, dry_run: bool = False, today: date | None = None) -> JanitorResult:
         from vaultsync.app.janitor import janitor
 
         return janitor(self.config, dry_run, today)
 
-    def review(self, today: date | None = None) -> Any:
+    def review(self, today: date | None = None) -> ReviewResult:
         from vaultsync.app.review import review
 
         return review(self.config, today)
 
-    def fix(self, today: date | None = None) -> Any:
+    def fix(self, today: date | None = None) -> ReviewResult:
         from vaultsync.app.review import fix
 
         return fix(self.config, today)
 
-    def extract(self, dry_run: bool = False, today: date | None = None) -> Any:
+    def extract(self, dry_run: bool = False, today: date | None = None) -> ExtractResult:
         from vaultsync.app.extract import extract
 
         return extract(self.config, dry_run, today)

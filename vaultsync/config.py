@@ -9,12 +9,10 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
+from vaultsync.errors import ConfigError
+
 STATE_DIRNAME = ".vaultsync"
 _S = TypeVar("_S")
-
-
-class ConfigError(ValueError):
-    """The config is missing or invalid; the message names the file and the fix."""
 
 
 @dataclass(frozen=True)

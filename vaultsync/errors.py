@@ -76,3 +76,109 @@ class HistoryError(VaultsyncError):
 
     def detail(self) -> Any:
         return f"cannot read the vault's history: {self.message}"
+
+
+class ConfigError(ValueError):
+    """The config is missing or invalid; the message names the file and the fix."""
+
+
+class NotBuilt(ConfigError):
+    """The package holds no built plugin: a source checkout where the plugin was never built."""
+
+
+class ScheduleError(RuntimeError):
+    """The schedule cannot be read or changed; nothing was changed. The message says what to install or fix."""
+
+
+class PortUnavailable(Exception):
+    """The address cannot be bound (in use, or not ours to take): a setting to change, not a crash."""
+
+
+class MemoryEditError(ValueError):
+    """An edit that cannot be made as asked (no such entity or fact, an unreadable file, a file changed while
+    being edited); nothing of the call was written."""
+
+
+class Invalid(VaultsyncError, ValueError):
+    """A value a client sent cannot be used; ``field`` names it."""
+
+    kind = "invalid"
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message, field)
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}"
+
+
+class NotFound(VaultsyncError, LookupError):
+    """No such entity or fact."""
+
+    kind = "not_found"
+
+
+class Ambiguous(VaultsyncError, LookupError):
+    """The id (or an entity's name) fits several entities; ``entities`` lists them, and naming one picks it."""
+
+    kind = "ambiguous"
+
+    def __init__(self, fact_id: str, entities: list[str], message: str | None = None) -> None:
+        said = f"fact id {fact_id!r} is used by {len(entities)} entities; name one: {', '.join(entities)}"
+        super().__init__(message or said, "entity", f"entities: {', '.join(entities)}")
+        self.entities = entities
+
+    def detail(self) -> Any:
+        return {"msg": self.message, "entities": self.entities}
+
+
+class Unreadable(VaultsyncError, RuntimeError):
+    """The entity's ``items.json`` cannot be read as a fact list: it must be fixed by hand before a write."""
+
+    kind = "unreadable"
+
+
+class Stale(VaultsyncError):
+    """The caller's ETag no longer matches the fact: it changed (in the file or its note) since it was read."""
+
+    kind = "stale"
+
+
+class UsageError(VaultsyncError, ValueError):
+    """An option recall cannot use (a date that is not one, an entity the memory does not hold); ``field``
+    names the option, so a face can point at it (the HTTP API's 422, the CLI's message)."""
+
+    def detail(self) -> Any:
+        return [{"loc": ["query", self.field], "msg": self.message, "type": "value_error"}]
+
+
+class FileChanged(VaultsyncError, RuntimeError):
+    """The target changed between the scan and the write; the pass leaves it for the next run."""
+
+    kind = "changed"
+
+    def line(self) -> str:
+        return f"{self.message}: changed while it was written; read it again and retry"
+
+
+class LockHeld(VaultsyncError, RuntimeError):
+    """Another pass holds the lock."""
+
+    kind = "busy"
+
+
+class Stopped(VaultsyncError):
+    """A memory root or the vault is missing: nothing was written."""
+
+    kind = "stopped"
+
+
+class NotProposed(Changed):
+    """The fact is not waiting in the inbox (accepted, rejected or edited since it was listed)."""
+
+
+class WrittenLate(FileChanged):
+    """A write reached a replaced file, and the file at its name was rewritten since: ``data`` must be kept."""
+
+    def __init__(self, path: str, data: bytes) -> None:
+        super().__init__(path)
+        self.data = data

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from vaultsync.app.facts import Invalid
 from vaultsync.app.memory import WAIT
 from vaultsync.config import Config
+from vaultsync.errors import FileChanged, Invalid, Stopped
 from vaultsync.model import AGENT, Actor, Report
-from vaultsync.system.fs import FileChanged, atomic_write, read_or_none
-from vaultsync.write_path.write import OwnWrites, Stopped, WriteRequest, write
+from vaultsync.system.fs import atomic_write, read_or_none
+from vaultsync.write_path.write import OwnWrites, WriteRequest, write
 
 __all__ = ["MAX_TEXT", "Captured", "append_daily"]
 

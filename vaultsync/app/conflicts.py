@@ -18,12 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from vaultsync.app.facts import Invalid, NotFound
 from vaultsync.config import Config
+from vaultsync.errors import FileChanged, Invalid, NotFound
 from vaultsync.model import PERSON, Report
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
-from vaultsync.system.fs import FileChanged, atomic_write, remove_checked, settle
+from vaultsync.system.fs import atomic_write, remove_checked, settle
 from vaultsync.vault.layout import CONFLICT_MARK
 from vaultsync.write_path.write import OwnWrites, WriteRequest, write
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vaultsync.app.entities import Entity, get_entity
-from vaultsync.app.facts import NotFound
-from vaultsync.app.recall import Hit, RecallOptions, RecallResult, UsageError, recall
+from vaultsync.app.recall import Hit, RecallOptions, RecallResult, recall
 from vaultsync.config import Config
+from vaultsync.errors import NotFound, UsageError
 from vaultsync.names import fold
 
 __all__ = ["BUDGET", "Context", "context"]

@@ -16,22 +16,18 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from vaultsync.app.facts import Invalid, NotFound, check_entity, entity_dir
+from vaultsync.app.facts import check_entity, entity_dir
 from vaultsync.app.memory import new_records
 from vaultsync.config import Config
+from vaultsync.errors import FileChanged, Invalid, MemoryEditError, NotFound, Stopped
 from vaultsync.memory.items import ItemsError, parse_items
 from vaultsync.memory.items_edit import AppendEntry, Edit, SetFields, apply_edits, new_items_file
 from vaultsync.model import AGENT, PERSON, Actor, Report
 from vaultsync.options import PassOptions
-from vaultsync.system.fs import FileChanged, atomic_write, read_or_none
-from vaultsync.write_path.write import OwnWrites, Stopped, WriteRequest, write
+from vaultsync.system.fs import atomic_write, read_or_none
+from vaultsync.write_path.write import OwnWrites, WriteRequest, write
 
 __all__ = ["MemoryEditError", "MemoryWrite", "add_facts", "edit_facts", "write_summary"]
-
-
-class MemoryEditError(ValueError):
-    """An edit that cannot be made as asked (no such entity or fact, an unreadable file, a file changed while
-    being edited); nothing of the call was written."""
 
 
 @dataclass

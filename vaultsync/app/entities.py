@@ -11,8 +11,6 @@ from typing import Any
 
 from vaultsync.app.facts import (
     FactView,
-    NotFound,
-    Unreadable,
     entity_dir,
     is_entity,
     locate,
@@ -22,6 +20,7 @@ from vaultsync.app.facts import (
     view,
 )
 from vaultsync.config import Config
+from vaultsync.errors import NotFound, Unreadable
 from vaultsync.memory.tree import list_memory, scan_memory_scope
 from vaultsync.vault.layout import VaultLayout, slug_of
 

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from vaultsync.app.edits import MemoryEditError, NewFact, add_facts
-from vaultsync.app.facts import Invalid, entity_dir
+from vaultsync.app.edits import NewFact, add_facts
+from vaultsync.app.facts import entity_dir
 from vaultsync.config import Config
 from vaultsync.core.extract import AnswerError, Proposal, read_answer
+from vaultsync.errors import Invalid, MemoryEditError
 from vaultsync.memory.tree import list_memory, parse_summary
 from vaultsync.model import ExitCode, Problem, Report, Severity
 from vaultsync.names import daily_date

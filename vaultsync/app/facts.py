@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from vaultsync.config import Config
-from vaultsync.errors import VaultsyncError
+from vaultsync.errors import Ambiguous, Invalid, NotFound, Unreadable
 from vaultsync.keys import split_fact_key
 from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_entity
 from vaultsync.memory.items import ItemsDoc, ItemsError, parse_items
@@ -35,44 +35,6 @@ from vaultsync.system.fs import read_or_none
 from vaultsync.vault.layout import FACTS_DIR, VaultLayout
 
 ITEMS = "items.json"
-
-
-class Invalid(VaultsyncError, ValueError):
-    """A value a client sent cannot be used; ``field`` names it."""
-
-    kind = "invalid"
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message, field)
-
-    def __str__(self) -> str:
-        return f"{self.field}: {self.message}"
-
-
-class NotFound(VaultsyncError, LookupError):
-    """No such entity or fact."""
-
-    kind = "not_found"
-
-
-class Ambiguous(VaultsyncError, LookupError):
-    """The id (or an entity's name) fits several entities; ``entities`` lists them, and naming one picks it."""
-
-    kind = "ambiguous"
-
-    def __init__(self, fact_id: str, entities: list[str], message: str | None = None) -> None:
-        said = f"fact id {fact_id!r} is used by {len(entities)} entities; name one: {', '.join(entities)}"
-        super().__init__(message or said, "entity", f"entities: {', '.join(entities)}")
-        self.entities = entities
-
-    def detail(self) -> Any:
-        return {"msg": self.message, "entities": self.entities}
-
-
-class Unreadable(VaultsyncError, RuntimeError):
-    """The entity's ``items.json`` cannot be read as a fact list: it must be fixed by hand before a write."""
-
-    kind = "unreadable"
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from vaultsync.app.facts import Ambiguous, Invalid, NotFound, locate, resolve
+from vaultsync.app.facts import locate, resolve
 from vaultsync.config import Config
+from vaultsync.errors import Ambiguous, Invalid, NotFound
 from vaultsync.git.history import Commit, FileChange, HistoryError, blobs, log, messages_with
 from vaultsync.git.run import CLIENT_PREFIX
 from vaultsync.keys import entity_key, scope_of

@@ -11,19 +11,15 @@ from __future__ import annotations
 
 from vaultsync.app import memory
 from vaultsync.app.entities import list_entities
-from vaultsync.app.facts import FactView, Invalid, Unreadable, locate, read_items, records, view
+from vaultsync.app.facts import FactView, locate, read_items, records, view
 from vaultsync.config import Config
-from vaultsync.errors import Changed
+from vaultsync.errors import Invalid, NotProposed, Unreadable
 from vaultsync.model import PERSON
 
 __all__ = ["DECISIONS", "NotProposed", "decide", "proposed"]
 
 PROPOSED = "proposed"
 DECISIONS = {"accept": "active", "reject": "rejected"}
-
-
-class NotProposed(Changed):
-    """The fact is not waiting in the inbox (accepted, rejected or edited since it was listed)."""
 
 
 def proposed(cfg: Config) -> list[FactView]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from vaultsync.config import Config
+from vaultsync.errors import FileChanged, Stopped
 from vaultsync.keys import file_key
 from vaultsync.memory.archive import (
     ARCHIVE_DIR,
@@ -31,8 +32,8 @@ from vaultsync.memory.sizes import BOOTSTRAP_FILES, size_problems
 from vaultsync.model import AGENT, ExitCode, Problem, Report, Severity
 from vaultsync.names import daily_date
 from vaultsync.options import PassOptions
-from vaultsync.system.fs import FileChanged, atomic_write, read_or_none, remove_checked, settle
-from vaultsync.write_path.write import OwnWrites, Stopped, WriteRequest, write
+from vaultsync.system.fs import atomic_write, read_or_none, remove_checked, settle
+from vaultsync.write_path.write import OwnWrites, WriteRequest, write
 
 __all__ = ["ArchivedSection", "JanitorResult", "janitor"]
 

@@ -33,8 +33,6 @@ from vaultsync.app.conflicts import open_conflicts
 from vaultsync.app.facts import (
     ITEMS,
     FactView,
-    Invalid,
-    NotFound,
     check_id,
     entity_dir,
     find_in,
@@ -46,7 +44,7 @@ from vaultsync.app.facts import (
     view,
 )
 from vaultsync.config import Config
-from vaultsync.errors import InConflict, VaultsyncError
+from vaultsync.errors import FileChanged, InConflict, Invalid, NotFound, Stale, Stopped
 from vaultsync.memory.items import ItemsDoc
 from vaultsync.memory.items_edit import (
     AppendEntry,
@@ -61,20 +59,14 @@ from vaultsync.memory.new_facts import DATE_FIELDS, BadField, check_date, new_fa
 from vaultsync.model import AGENT, Actor, Record, RemoteState, Report
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
-from vaultsync.system.fs import FileChanged, atomic_write
+from vaultsync.system.fs import atomic_write
 from vaultsync.vault.layout import VaultLayout, slug_of
-from vaultsync.write_path.write import OwnWrites, Stopped, WriteRequest, write
+from vaultsync.write_path.write import OwnWrites, WriteRequest, write
 
 __all__ = ["WAIT", "Stale", "Stopped", "Written", "forget", "new_records", "patch", "remember", "supersede"]
 
 WAIT = 120.0  # seconds a write waits for the lock before giving up (a first import of a large memory holds it long)
 _TRIES = 20  # an agent rewriting items.json this many times while one write is planned: give up, say so
-
-
-class Stale(VaultsyncError):
-    """The caller's ETag no longer matches the fact: it changed (in the file or its note) since it was read."""
-
-    kind = "stale"
 
 
 @dataclass

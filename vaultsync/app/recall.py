@@ -21,7 +21,7 @@ from vaultsync.app.facts import vault_folders
 from vaultsync.config import Config
 from vaultsync.core import rank
 from vaultsync.core.periods import Period, period
-from vaultsync.errors import VaultsyncError
+from vaultsync.errors import UsageError
 from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_entity
 from vaultsync.state.recall import Candidate, Doc, Filters, IndexBroken, RecallIndex
 from vaultsync.state.recall_query import Term, name_words, terms
@@ -39,14 +39,6 @@ MAX_NAMED = 3  # a query word naming more entities or speakers than this ("proje
 MAX_KEPT = 5  # the rarest words kept after pruning; further ones barely move the top of the list
 # A named period also asks the index for its best rows inside the period: the words alone may not reach them.
 PERIOD_CANDIDATES = 20
-
-
-class UsageError(VaultsyncError, ValueError):
-    """An option recall cannot use (a date that is not one, an entity the memory does not hold); ``field``
-    names the option, so a face can point at it (the HTTP API's 422, the CLI's message)."""
-
-    def detail(self) -> Any:
-        return [{"loc": ["query", self.field], "msg": self.message, "type": "value_error"}]
 
 
 @dataclass(frozen=True)

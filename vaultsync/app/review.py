@@ -16,7 +16,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from vaultsync.app.edits import MemoryEditError, edit_facts, write_summary
+from vaultsync.app.edits import edit_facts, write_summary
 from vaultsync.app.facts import vault_folders
 from vaultsync.config import Config
 from vaultsync.core.review import EntityFacts, Finding, review_entity
@@ -31,13 +31,14 @@ from vaultsync.core.review_note import (
     week_of,
 )
 from vaultsync.core.timeline import TIMELINE, timeline
+from vaultsync.errors import FileChanged, MemoryEditError, Stopped
 from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_entity
 from vaultsync.memory.tree import MemEntity, scan_memory
 from vaultsync.model import AGENT, PERSON, ExitCode, Problem, Severity
-from vaultsync.system.fs import FileChanged, atomic_write, read_or_none
+from vaultsync.system.fs import atomic_write, read_or_none
 from vaultsync.system.program import ProgramFailed, run_program
 from vaultsync.vault.layout import VaultLayout, slug_of
-from vaultsync.write_path.write import OwnWrites, Stopped, WriteRequest, write
+from vaultsync.write_path.write import OwnWrites, WriteRequest, write
 
 __all__ = ["ReviewResult", "fix", "regenerate", "review"]
 

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from vaultsync.config import Config
+from vaultsync.errors import ScheduleError
 from vaultsync.state import runs
 from vaultsync.text import schedule as text
 
@@ -25,10 +26,6 @@ NO_CRONTAB = (
     "no `crontab` command on this machine; install cron (Debian, Ubuntu: apt-get install cron; "
     "Fedora: dnf install cronie), or use --systemd"
 )
-
-
-class ScheduleError(RuntimeError):
-    """The schedule cannot be read or changed; nothing was changed. The message says what to install or fix."""
 
 
 @dataclass

@@ -11,8 +11,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from vaultsync.app.facts import Invalid, NotFound
 from vaultsync.config import Config
+from vaultsync.errors import Invalid, NotFound
 from vaultsync.memory.sections import SectionsError, parse_sections, split_lines
 from vaultsync.system.fs import read_or_none
 

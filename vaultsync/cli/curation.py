@@ -83,14 +83,14 @@ def _janitor(cfg: Config, args: argparse.Namespace) -> int:
 
 
 def _review(cfg: Config, args: argparse.Namespace) -> int:
-    from vaultsync.api import review
+    from vaultsync.api import regenerate_summaries, review, review_fix
 
     if args.regenerate or args.all:
-        result = review.regenerate(cfg, None if args.all else [args.regenerate], args.today, args.dry_run)
+        result = regenerate_summaries(cfg, None if args.all else [args.regenerate], args.today, args.dry_run)
     elif args.fix:
-        result = review.fix(cfg, args.today)
+        result = review_fix(cfg, args.today)
     else:
-        result = review.review(cfg, args.today)
+        result = review(cfg, args.today)
     if args.json:
         json.dump(result.to_json(), sys.stdout, indent=2, ensure_ascii=False)
         print()

@@ -16,9 +16,10 @@ from pathlib import Path
 
 from vaultsync import __version__
 from vaultsync import config as configmod
+from vaultsync.api import ConfigError
 from vaultsync.cli import parser as cli_parser
 from vaultsync.cli.report import ProgressBar, print_quiet, print_report
-from vaultsync.config import Config, ConfigError
+from vaultsync.config import Config
 from vaultsync.model import ExitCode
 
 HEALTH_COMMANDS = ("janitor", "review", "extract")

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from vaultsync.config import Config, ConfigError
+from vaultsync.api import ConfigError
+from vaultsync.config import Config
 from vaultsync.model import ExitCode
 
 
@@ -28,20 +29,23 @@ def add_command(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def obsidian_command(cfg: Config, args: argparse.Namespace) -> int:
-    from vaultsync.api import load_token, obsidian
+    from vaultsync.api import OBSIDIAN_URL, LockHeld, install_obsidian_plugin, load_token
 
     try:
         token = load_token(cfg)
-        done = obsidian.install(
+        done = install_obsidian_plugin(
             cfg,
             token,
-            url=args.url or obsidian.DEFAULT_URL,
+            url=args.url or OBSIDIAN_URL,
             config_dir=args.config_dir,
             source=Path(args.source).expanduser() if args.source else None,
         )
     except ConfigError as exc:
         print(f"vaultsync: {exc}", file=sys.stderr)
         return ExitCode.USAGE
+    except LockHeld:
+        print("vaultsync: a pass is running (lock held); nothing installed, try again when it ends", file=sys.stderr)
+        return ExitCode.LOCKED
     if args.json:
         print(json.dumps(done.to_json(), indent=2))
         return ExitCode.CLEAN

@@ -9,28 +9,36 @@ from datetime import datetime
 from pathlib import Path
 
 from vaultsync import config as configmod
-from vaultsync.api import schedule
-from vaultsync.config import Config, ConfigError
+from vaultsync.api import (
+    ConfigError,
+    ScheduleError,
+    ScheduleStatus,
+    absolute_config,
+    install_schedule,
+    remove_schedule,
+    schedule_status,
+)
+from vaultsync.config import Config
 from vaultsync.model import ExitCode
 
 
 def schedule_command(action: str, path: Path, args: argparse.Namespace) -> int:
     """``schedule install|remove|status``; a crontab that cannot be read or written is exit 2, nothing changed."""
     try:
-        config = schedule.absolute_config(path)
+        config = absolute_config(path)
         cfg = configmod.load(config) if action != "remove" else None
         if action == "install":
             return _install(config, args.every, args.systemd)
         if action == "remove":
             return _remove(config)
         return _status(config, cfg)
-    except (ConfigError, schedule.ScheduleError) as exc:
+    except (ConfigError, ScheduleError) as exc:
         print(f"vaultsync: {exc}", file=sys.stderr)
         return ExitCode.USAGE
 
 
 def _install(config: Path, every: str, systemd: bool) -> int:
-    outcome = schedule.install(config, every, systemd)
+    outcome = install_schedule(config, every, systemd)
     where = "systemd user units" if systemd else "crontab"
     if outcome.unchanged:
         print(f"already installed in the {where} for {config}; nothing changed")
@@ -48,7 +56,7 @@ def _install(config: Path, every: str, systemd: bool) -> int:
 
 
 def _remove(config: Path) -> int:
-    outcome = schedule.remove(config)
+    outcome = remove_schedule(config)
     if outcome.unchanged:
         print(f"nothing scheduled for {config}; nothing changed")
     for changed in outcome.changed:
@@ -65,7 +73,7 @@ def _when(moment: datetime) -> str:
 
 
 def _status(config: Path, cfg: Config | None) -> int:
-    found = schedule.status(config, cfg)
+    found = schedule_status(config, cfg)
     if not found.entries:
         print(f"nothing scheduled for {config}")
     for entry in found.entries:
@@ -81,7 +89,7 @@ def _status(config: Path, cfg: Config | None) -> int:
     return ExitCode.CLEAN
 
 
-def _print_last(found: schedule.Status) -> None:
+def _print_last(found: ScheduleStatus) -> None:
     print(f"last run: {found.last.line()}" if found.last else "last run: none recorded")
     if found.stale:
         since = f"at {found.last_ok.at}" if found.last_ok else "never"
@@ -93,7 +101,7 @@ def _print_last(found: schedule.Status) -> None:
 
 def print_runs(path: Path, cfg: Config) -> None:
     """``status``'s first lines: the last run and, when a schedule is installed, the next one."""
-    found = schedule.status(schedule.absolute_config(path), cfg)
+    found = schedule_status(absolute_config(path), cfg)
     if found.next_run:
         print(f"next run: {_when(found.next_run)} (scheduled)")
     _print_last(found)

@@ -9,8 +9,8 @@ import ipaddress
 import signal
 import sys
 
-from vaultsync.api import load_token
-from vaultsync.config import Config, ConfigError
+from vaultsync.api import ConfigError, load_token
+from vaultsync.config import Config
 from vaultsync.model import ExitCode
 
 
@@ -49,7 +49,8 @@ def serve_command(cfg: Config, args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"vaultsync: {exc}", file=sys.stderr)
         return ExitCode.USAGE
-    from vaultsync.server.http import PortUnavailable, serve
+    from vaultsync.api import PortUnavailable
+    from vaultsync.server.http import serve
 
     # SIGTERM (systemd, a service manager, kill) is a request to stop, as Ctrl-C is: both end in exit 0.
     signal.signal(signal.SIGTERM, signal.default_int_handler)

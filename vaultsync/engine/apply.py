@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultsync.core.plan import Action, Plan
+from vaultsync.errors import FileChanged
 from vaultsync.model import Problem, Progress, Severity
 from vaultsync.system.fs import (
-    FileChanged,
     Replaced,
     WrittenLate,
     atomic_write,

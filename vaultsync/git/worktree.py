@@ -14,9 +14,10 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vaultsync.errors import FileChanged
 from vaultsync.git.index import blob_id
 from vaultsync.git.run import Git, batch_objects, nul_list
-from vaultsync.system.fs import FileChanged, atomic_write, read_or_none, remove_checked, settle
+from vaultsync.system.fs import atomic_write, read_or_none, remove_checked, settle
 
 PLAIN = ("100644", "100755")
 Entry = tuple[str, str]

@@ -17,7 +17,11 @@ from fastapi.params import Depends
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from vaultsync.api import entities, memory
+from vaultsync.api import Written, patch
+from vaultsync.api import forget as forget_fact
+from vaultsync.api import get_fact as read_fact
+from vaultsync.api import remember as remember_fact
+from vaultsync.api import supersede as supersede_fact
 from vaultsync.config import Config
 from vaultsync.model import client
 from vaultsync.server import models
@@ -67,7 +71,7 @@ class SupersedeBody(FactFields):
 class Answered(Protocol):
     """``create_app``'s answer to a write: the written fact as JSON with its ETag, the recall cache made stale."""
 
-    def __call__(self, done: memory.Written, code: int = 200) -> Response: ...
+    def __call__(self, done: Written, code: int = 200) -> Response: ...
 
 
 READ = errors(401, 404, 409, 422)
@@ -82,7 +86,7 @@ def add(app: FastAPI, cfg: Config, events: Events, auth_dep: Sequence[Depends], 
 
     @app.get("/facts/{fact_id}", dependencies=deps, response_model=models.Fact, responses=_fact_read(), tags=["memory"])
     def get_fact(fact_id: FactId, entity: EntityQuery = None) -> Response:
-        return _fact(entities.get_fact(cfg, fact_id, entity))
+        return _fact(read_fact(cfg, fact_id, entity))
 
     @app.post(
         "/facts",
@@ -94,7 +98,7 @@ def add(app: FastAPI, cfg: Config, events: Events, auth_dep: Sequence[Depends], 
     )
     def remember(body: RememberBody, by: Client = None) -> Response:
         with events.pass_of("remember") as done:
-            written = memory.remember(cfg, body.entity, body.fact, body.extra(), create=body.create, actor=client(by))
+            written = remember_fact(cfg, body.entity, body.fact, body.extra(), create=body.create, actor=client(by))
             response = answered(done(written), 201)
             if written.fact:
                 response.headers["Location"] = _location(written.fact.id, written.fact.entity)
@@ -111,7 +115,7 @@ def add(app: FastAPI, cfg: Config, events: Events, auth_dep: Sequence[Depends], 
         fact_id: FactId, body: SupersedeBody, entity: EntityQuery = None, if_match: IfMatch = None, by: Client = None
     ) -> Response:
         with events.pass_of("supersede") as done:
-            written = memory.supersede(
+            written = supersede_fact(
                 cfg,
                 fact_id,
                 by=body.by,
@@ -128,7 +132,7 @@ def add(app: FastAPI, cfg: Config, events: Events, auth_dep: Sequence[Depends], 
     )
     def forget(fact_id: FactId, entity: EntityQuery = None, if_match: IfMatch = None, by: Client = None) -> Response:
         with events.pass_of("forget") as done:
-            return answered(done(memory.forget(cfg, fact_id, entity=entity, if_match=if_match, actor=client(by))))
+            return answered(done(forget_fact(cfg, fact_id, entity=entity, if_match=if_match, actor=client(by))))
 
     @app.patch(
         "/facts/{fact_id}", dependencies=deps, response_model=models.Written, responses=_write(), tags=["memory"]
@@ -141,7 +145,7 @@ def add(app: FastAPI, cfg: Config, events: Events, auth_dep: Sequence[Depends], 
         by: Client = None,
     ) -> Response:
         with events.pass_of("patch") as done:
-            written = memory.patch(cfg, fact_id, changes, entity=entity, if_match=if_match, actor=client(by))
+            written = patch(cfg, fact_id, changes, entity=entity, if_match=if_match, actor=client(by))
             return answered(done(written))
 
 

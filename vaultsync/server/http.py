@@ -28,16 +28,18 @@ from vaultsync import __version__
 from vaultsync.api import (
     LockHeld,
     PassOptions,
+    PortUnavailable,
     Recaller,
     RecallOptions,
     UsageError,
-    entities,
+    Written,
     history,
-    memory,
     overview,
     parse_kinds,
     sync,
 )
+from vaultsync.api import get_entity as read_entity
+from vaultsync.api import list_entities as entity_list
 from vaultsync.config import Config
 from vaultsync.server import fact_routes, models, plugin_routes, turn_routes
 from vaultsync.server.events import Events
@@ -67,7 +69,7 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
     events = Events(cfg)
     recaller = Recaller(cfg)  # one open index per worker thread, refreshed at most once a second
 
-    def answered(done: memory.Written, code: int = 200) -> Response:
+    def answered(done: Written, code: int = 200) -> Response:
         recaller.stale()  # the next query sees this write
         return _written(done, code)
 
@@ -134,7 +136,7 @@ def _entity_routes(app: FastAPI, cfg: Config, auth_dep: Sequence[Depends]) -> No
         "/entities", dependencies=auth_dep, response_model=models.EntityList, responses=errors(401), tags=["memory"]
     )
     def list_entities() -> dict[str, Any]:
-        return {"entities": [e.to_json() for e in entities.list_entities(cfg)]}
+        return {"entities": [e.to_json() for e in entity_list(cfg)]}
 
     @app.get(
         "/entities/{entity:path}",
@@ -144,7 +146,7 @@ def _entity_routes(app: FastAPI, cfg: Config, auth_dep: Sequence[Depends]) -> No
         tags=["memory"],
     )
     def get_entity(entity: Annotated[str, Path(max_length=1_000)]) -> dict[str, Any]:
-        return entities.get_entity(cfg, entity).to_json()
+        return read_entity(cfg, entity).to_json()
 
 
 def _lookup_routes(app: FastAPI, cfg: Config, recaller: Recaller, auth_dep: Sequence[Depends]) -> None:
@@ -193,13 +195,9 @@ def _lookup_routes(app: FastAPI, cfg: Config, recaller: Recaller, auth_dep: Sequ
         return history(cfg, target, since=since, limit=limit).to_json()
 
 
-def _written(written: memory.Written, code: int = 200) -> Response:
+def _written(written: Written, code: int = 200) -> Response:
     headers = {"ETag": written.fact.etag} if written.fact else {}
     return JSONResponse(written.to_json(), status_code=code, headers=headers)
-
-
-class PortUnavailable(Exception):
-    """The address cannot be bound (in use, or not ours to take): a setting to change, not a crash."""
 
 
 def serve(cfg: Config, token: str, host: str, port: int) -> None:

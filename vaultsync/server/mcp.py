@@ -24,16 +24,22 @@ from vaultsync.api import (
     PassOptions,
     RecallOptions,
     VaultsyncError,
-    capture,
-    entities,
-    memory,
     overview,
+    patch,
     refused,
     sync,
 )
+from vaultsync.api import (
+    Entity as EntityRecord,
+)
+from vaultsync.api import append_daily as append_to_daily
 from vaultsync.api import context as build_context
+from vaultsync.api import forget as forget_fact
+from vaultsync.api import get_entity as read_entity
 from vaultsync.api import history as read_history
 from vaultsync.api import recall as recall_memory
+from vaultsync.api import remember as remember_fact
+from vaultsync.api import supersede as supersede_fact
 from vaultsync.config import Config
 from vaultsync.model import Actor, client
 from vaultsync.server import mcp_reads
@@ -110,7 +116,7 @@ def _fact_tools(server: MCPServer, cfg: Config) -> None:
     ) -> dict[str, Any]:
         extra = _fields(category=category, timestamp=timestamp, source=source)
         actor = _actor(ctx)
-        return _answer(lambda: memory.remember(cfg, entity, fact, extra, create=create, actor=actor))
+        return _answer(lambda: remember_fact(cfg, entity, fact, extra, create=create, actor=actor))
 
     @server.tool(
         description="Mark a fact as no longer true, replaced by an existing fact ('by') or by a new one ('fact'). "
@@ -127,14 +133,14 @@ def _fact_tools(server: MCPServer, cfg: Config) -> None:
     ) -> dict[str, Any]:
         extra = _fields(category=category)
         actor = _actor(ctx)
-        return _answer(lambda: memory.supersede(cfg, id, by=by, fact=fact, fields=extra, entity=entity, actor=actor))
+        return _answer(lambda: supersede_fact(cfg, id, by=by, fact=fact, fields=extra, entity=entity, actor=actor))
 
     @server.tool(
         description="Remove a fact from memory entirely (git history and the trash keep a copy).", annotations=REPLACES
     )
     def forget(id: FactId, entity: Pick = None, ctx: Context | None = None) -> dict[str, Any]:
         actor = _actor(ctx)
-        return _answer(lambda: memory.forget(cfg, id, entity=entity, actor=actor))
+        return _answer(lambda: forget_fact(cfg, id, entity=entity, actor=actor))
 
     @server.tool(
         description="Correct the wording of a fact in place (a typo, a clearer sentence). When the fact stopped "
@@ -148,7 +154,7 @@ def _fact_tools(server: MCPServer, cfg: Config) -> None:
         ctx: Context | None = None,
     ) -> dict[str, Any]:
         actor = _actor(ctx)
-        return _answer(lambda: memory.patch(cfg, id, {"fact": text}, entity=entity, actor=actor))
+        return _answer(lambda: patch(cfg, id, {"fact": text}, entity=entity, actor=actor))
 
 
 def _lookup_tools(server: MCPServer, cfg: Config) -> None:
@@ -163,7 +169,7 @@ def _lookup_tools(server: MCPServer, cfg: Config) -> None:
         entity: Entity,
         full: Annotated[bool, Field(description="every field of every fact, as stored")] = False,
     ) -> dict[str, Any]:
-        return _answer(lambda: _Shown(entities.get_entity(cfg, entity), full))
+        return _answer(lambda: _Shown(read_entity(cfg, entity), full))
 
     @server.tool(
         description="Search the whole memory (facts, entity summaries, MEMORY.md, daily notes) for plain words; "
@@ -230,7 +236,7 @@ def _turn_tools(server: MCPServer, cfg: Config) -> None:
         ctx: Context | None = None,
     ) -> dict[str, Any]:
         actor = _actor(ctx)
-        return _answer(lambda: capture.append_daily(cfg, text, source=source, actor=actor))
+        return _answer(lambda: append_to_daily(cfg, text, source=source, actor=actor))
 
 
 def _pass_tools(server: MCPServer, cfg: Config) -> None:
@@ -252,7 +258,7 @@ def _pass_tools(server: MCPServer, cfg: Config) -> None:
 class _Shown:
     """An entity in the shape asked for: compact by default, the whole records with ``full``."""
 
-    def __init__(self, entity: entities.Entity, full: bool) -> None:
+    def __init__(self, entity: EntityRecord, full: bool) -> None:
         self.entity, self.full = entity, full
 
     def to_json(self) -> dict[str, Any]:

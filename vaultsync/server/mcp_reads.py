@@ -16,7 +16,16 @@ from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from vaultsync.api import entities, workspace
+from vaultsync.api import (
+    MEMORY_FILE,
+    MemorySection,
+    count_facts,
+    daily_note,
+    daily_path,
+    memory_sections,
+    memory_text,
+)
+from vaultsync.api import get_entity as read_entity
 from vaultsync.config import Config
 from vaultsync.server.mcp_args import CheckedServer
 
@@ -38,11 +47,11 @@ def register(server: CheckedServer, cfg: Config, answer: Answer) -> None:
     def list_entities(
         para: Annotated[Para | None, Field(description="only the entities of this PARA folder")] = None,
     ) -> dict[str, Any]:
-        return {"entities": [e.to_json() for e in answer(lambda: entities.count_facts(cfg, para))]}
+        return {"entities": [e.to_json() for e in answer(lambda: count_facts(cfg, para))]}
 
     @server.tool(description="Read a daily note (the agent's log of a day, memory/YYYY-MM-DD.md).", annotations=READ)
     def read_daily_note(day: Day = None) -> dict[str, Any]:
-        return dict(answer(lambda: workspace.daily_note(cfg, day)))
+        return dict(answer(lambda: daily_note(cfg, day)))
 
     @server.tool(
         description="Read MEMORY.md, the agent's long-term notes, as sections: title, level, priority tag "
@@ -53,14 +62,14 @@ def register(server: CheckedServer, cfg: Config, answer: Answer) -> None:
     def read_memory(
         section: Annotated[str | None, Field(description="part of a section's title, any case")] = None,
     ) -> dict[str, Any]:
-        found = answer(lambda: _Sections(workspace.memory_sections(cfg, section)))
-        return {"path": workspace.MEMORY, "sections": found}
+        found = answer(lambda: _Sections(memory_sections(cfg, section)))
+        return {"path": MEMORY_FILE, "sections": found}
 
     @server.resource(
         "vaultsync://memory", name="MEMORY.md", description="the agent's long-term notes", mime_type="text/markdown"
     )
     def memory_file() -> str:
-        return str(_read(lambda: workspace.memory_text(cfg)))
+        return str(_read(lambda: memory_text(cfg)))
 
     @server.resource(
         "vaultsync://daily/today",
@@ -69,10 +78,10 @@ def register(server: CheckedServer, cfg: Config, answer: Answer) -> None:
         mime_type="text/markdown",
     )
     def today_note() -> str:
-        return str(_read(lambda: workspace.daily_note(cfg)).text)
+        return str(_read(lambda: daily_note(cfg)).text)
 
-    server.listed_when["vaultsync://memory"] = lambda: (cfg.workspace / workspace.MEMORY).is_file()
-    server.listed_when["vaultsync://daily/today"] = lambda: workspace.daily_path(cfg).is_file()
+    server.listed_when["vaultsync://memory"] = lambda: (cfg.workspace / MEMORY_FILE).is_file()
+    server.listed_when["vaultsync://daily/today"] = lambda: daily_path(cfg).is_file()
 
     @server.resource(
         "vaultsync://entity/{+entity}",
@@ -81,14 +90,14 @@ def register(server: CheckedServer, cfg: Config, answer: Answer) -> None:
         mime_type="application/json",
     )
     def entity_resource(entity: str) -> str:
-        return json.dumps(_read(lambda: entities.get_entity(cfg, entity)).compact(), ensure_ascii=False, indent=1)
+        return json.dumps(_read(lambda: read_entity(cfg, entity)).compact(), ensure_ascii=False, indent=1)
 
     @server.prompt(
         name="about",
         description="What memory holds about an entity, as context for a conversation about it.",
     )
     def about(entity: Annotated[str, Field(description="the entity's folder under life/")]) -> str:
-        shown = _read(lambda: entities.get_entity(cfg, entity)).compact()
+        shown = _read(lambda: read_entity(cfg, entity)).compact()
         lines = [f"What I remember about {shown['name']} ({entity}):", "", shown["summary"].strip(), ""]
         lines += [f"- {f['fact']} [{f['id']}]" for f in shown["active"]]
         lines += ["", "Use recall for more, and remember or supersede when this conversation changes a fact."]
@@ -96,7 +105,7 @@ def register(server: CheckedServer, cfg: Config, answer: Answer) -> None:
 
 
 class _Sections:
-    def __init__(self, sections: list[workspace.MemorySection]) -> None:
+    def __init__(self, sections: list[MemorySection]) -> None:
         self.sections = sections
 
     def to_json(self) -> list[dict[str, Any]]:

@@ -15,7 +15,15 @@ from fastapi.params import Depends
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from vaultsync.api import Recaller, conflicts, inbox, memory, review_notes
+from vaultsync.api import (
+    Recaller,
+    Written,
+    decide_proposed,
+    latest_review_note,
+    open_conflicts,
+    proposed_facts,
+)
+from vaultsync.api import resolve_conflict as resolve_copy
 from vaultsync.config import Config
 from vaultsync.server import models
 from vaultsync.server.events import Events
@@ -40,7 +48,7 @@ def add(
     events: Events,
     recaller: Recaller,
     auth_dep: Sequence[Depends],
-    answered: Callable[[memory.Written], Response],
+    answered: Callable[[Written], Response],
 ) -> None:
     """Register the plugin's routes on ``app``, guarded by the same token as every other route."""
     deps = list(auth_dep)
@@ -49,7 +57,7 @@ def add(
         "/conflicts", dependencies=deps, response_model=models.ConflictList, responses=errors(401), tags=["plugin"]
     )
     def list_conflicts() -> dict[str, Any]:
-        return {"conflicts": [c.to_json() for c in conflicts.open_conflicts(cfg)]}
+        return {"conflicts": [c.to_json() for c in open_conflicts(cfg)]}
 
     @app.post(
         "/conflicts/resolve",
@@ -60,13 +68,13 @@ def add(
     )
     def resolve_conflict(body: ResolveBody) -> dict[str, Any]:
         with events.pass_of("resolve") as done:
-            resolved = done(conflicts.resolve(cfg, body.copy_path, body.keep))
+            resolved = done(resolve_copy(cfg, body.copy_path, body.keep))
         recaller.stale()
         return resolved.to_json()
 
     @app.get("/inbox", dependencies=deps, response_model=models.Inbox, responses=errors(401), tags=["plugin"])
     def list_inbox() -> dict[str, Any]:
-        return {"facts": [f.to_json() for f in inbox.proposed(cfg)]}
+        return {"facts": [f.to_json() for f in proposed_facts(cfg)]}
 
     @app.post(
         "/inbox/{fact_id}/{decision}",
@@ -79,10 +87,10 @@ def add(
         fact_id: FactId, decision: Literal["accept", "reject"], entity: EntityQuery = None, if_match: IfMatch = None
     ) -> Response:
         with events.pass_of(decision) as done:
-            return answered(done(inbox.decide(cfg, fact_id, decision, entity=entity, if_match=if_match)))
+            return answered(done(decide_proposed(cfg, fact_id, decision, entity=entity, if_match=if_match)))
 
     @app.get(
         "/review/latest", dependencies=deps, response_model=models.LatestReview, responses=errors(401), tags=["plugin"]
     )
     def latest_review() -> dict[str, Any]:
-        return {"note": review_notes.latest(cfg)}
+        return {"note": latest_review_note(cfg)}

@@ -16,7 +16,7 @@ from fastapi import FastAPI, Header, Query
 from fastapi.params import Depends
 from pydantic import BaseModel, ConfigDict, Field
 
-from vaultsync.api import BUDGET, Recaller, capture, context
+from vaultsync.api import BUDGET, Recaller, append_daily, context
 from vaultsync.config import Config
 from vaultsync.model import client as actor
 from vaultsync.server import models
@@ -56,6 +56,6 @@ def add(app: FastAPI, cfg: Config, events: Events, recaller: Recaller, auth_dep:
     def daily(body: DailyBody, client: Client = None) -> dict[str, Any]:
         with events.pass_of("capture") as done:
             by = actor(client)  # git names the program: vaultsync api (openclaw)
-            captured = done(capture.append_daily(cfg, body.text, source=body.source or client, actor=by))
+            captured = done(append_daily(cfg, body.text, source=body.source or client, actor=by))
         recaller.stale()
         return captured.to_json()

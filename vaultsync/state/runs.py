@@ -13,7 +13,8 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 
-from vaultsync.system.fs import FileChanged, atomic_write, read_or_none
+from vaultsync.errors import FileChanged
+from vaultsync.system.fs import atomic_write, read_or_none
 
 RUNS = "runs.json"
 KEEP = 50

@@ -14,19 +14,10 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from vaultsync.errors import VaultsyncError
+from vaultsync.errors import FileChanged, WrittenLate
 from vaultsync.system.renames import exchange, place_new
 
 TEMP_SUFFIX = ".vstmp"  # staged writes; a killed pass may leave one, and the next pass removes it
-
-
-class FileChanged(VaultsyncError, RuntimeError):
-    """The target changed between the scan and the write; the pass leaves it for the next run."""
-
-    kind = "changed"
-
-    def line(self) -> str:
-        return f"{self.message}: changed while it was written; read it again and retry"
 
 
 BEING_WRITTEN = "was being written while the pass read it; left as it is for the next pass"
@@ -149,14 +140,6 @@ class Replaced:
     fd: int
     seen: bytes  # what the compare-and-swap read through ``fd``
     ours: bytes | None  # what the pass put at ``path``; None when it deleted the file
-
-
-class WrittenLate(FileChanged):
-    """A write reached a replaced file, and the file at its name was rewritten since: ``data`` must be kept."""
-
-    def __init__(self, path: str, data: bytes) -> None:
-        super().__init__(path)
-        self.data = data
 
 
 def put(tmp: Path, path: Path, expected: bytes | object | None = ..., ours: bytes = b"") -> Replaced | None:

@@ -12,13 +12,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from vaultsync.errors import VaultsyncError
-
-
-class LockHeld(VaultsyncError, RuntimeError):
-    """Another pass holds the lock."""
-
-    kind = "busy"
+from vaultsync.errors import LockHeld
 
 
 @contextlib.contextmanager

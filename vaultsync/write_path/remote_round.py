@@ -22,6 +22,7 @@ from pathlib import PurePosixPath
 
 from vaultsync.config import Config
 from vaultsync.core.merge import merge_files
+from vaultsync.errors import FileChanged
 from vaultsync.git.remote import Remote, Unreachable
 from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import GitFailed, NotARepository
@@ -31,7 +32,7 @@ from vaultsync.model import AGENT, Conflict, Problem, RemoteState, Report, Sever
 from vaultsync.options import PassOptions
 from vaultsync.state import push_record as record
 from vaultsync.state.files import StateFiles
-from vaultsync.system.fs import FileChanged, atomic_write, read_or_none
+from vaultsync.system.fs import atomic_write, read_or_none
 from vaultsync.vault.layout import CONFLICT_MARK, conflict_copy_name
 
 PUSH_TRIES = 3  # a remote that moves again after three fetch-and-merge rounds is busier than a person

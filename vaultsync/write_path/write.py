@@ -26,13 +26,13 @@ from dataclasses import dataclass, field, replace
 
 from vaultsync.config import Config
 from vaultsync.engine.run import missing_roots, run_pass
-from vaultsync.errors import VaultsyncError
+from vaultsync.errors import LockHeld, Stopped, VaultsyncError
 from vaultsync.model import AGENT, Actor, ExitCode, Report
 from vaultsync.options import PassOptions
 from vaultsync.state import runs
 from vaultsync.state.files import StateFiles
 from vaultsync.system.disk import writable
-from vaultsync.system.lock import LockHeld, run_lock
+from vaultsync.system.lock import run_lock
 
 __all__ = ["LOCK_HELD", "LockHeld", "OwnWrites", "Stopped", "Wait", "WriteRequest", "write"]
 
@@ -42,12 +42,6 @@ _PAUSE = 0.02  # seconds between two tries of a held lock, for a write waiting a
 # How a held lock is met: None gives up at once (LockHeld); a number of seconds is waited out; a callable is
 # called between tries (it sleeps a little) and returns False to give up.
 Wait = float | Callable[[], bool] | None
-
-
-class Stopped(VaultsyncError):
-    """A memory root or the vault is missing: nothing was written."""
-
-    kind = "stopped"
 
 
 @dataclass(frozen=True)
