@@ -15,6 +15,8 @@ from helpers_server import TOKEN
 from helpers_twoway import Env
 
 from vaultsync.app.obsidian import shipped
+from vaultsync.state.files import StateFiles
+from vaultsync.system.lock import run_lock
 
 PLUGIN = ".obsidian/plugins/vaultsync"
 
@@ -95,3 +97,16 @@ def test_the_plugin_built_into_the_package_is_what_gets_installed(env: Env) -> N
     assert json.loads(done.stdout)["folder"] == PLUGIN
     for name in ("main.js", "manifest.json", "styles.css"):
         assert (env.vault / PLUGIN / name).read_bytes() == (shipped() / name).read_bytes()
+
+
+def test_install_waits_its_turn_behind_a_running_pass(env: Env, tmp_path: Path) -> None:
+    """The copies and the .gitignore commit go through the write path: while a pass holds the lock, nothing is
+    written and the exit code says why (3), as for every other write."""
+    source = _built(tmp_path)
+    with run_lock(StateFiles(env.cfg.state_dir).lock):
+        done = _install(env, "--from", str(source))
+    assert done.returncode == 3, done.stderr
+    assert "lock held" in done.stderr
+    assert not (env.vault / PLUGIN).exists()
+    assert _install(env, "--from", str(source)).returncode == 0
+    assert (env.vault / PLUGIN / "main.js").is_file()

@@ -12,11 +12,12 @@ from pathlib import Path
 
 from vaultsync import config as configmod
 from vaultsync.app.adopt import TYPES, Adopted, check_settings, merge_types
-from vaultsync.config import Config, ConfigError, Layout, RemoteSettings, Server, overlapping_roots
+from vaultsync.config import Config, Layout, RemoteSettings, Server, overlapping_roots
+from vaultsync.errors import ConfigError
 from vaultsync.git import remote as gitremote
 from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import GitFailed, ensure_repo
-from vaultsync.model import AGENT, PERSON
+from vaultsync.model import AGENT, PERSON, Actor
 from vaultsync.system.fs import atomic_write
 from vaultsync.write_path.write import OwnWrites, WriteRequest, write
 
@@ -132,10 +133,7 @@ def init_vault(
         atomic_write(config_path, text)
     result.token_path = token
     result.token_created = make_token(token)
-    _prepare_obsidian(vault, cfg, result)
-    _ignore_state(vault, result)
-    repo = _open_repo(vault, remote_url, remote, result)
-    _commit_init(repo, cfg, result)
+    _prepare_vault(cfg, remote_url, remote, result)
     return result
 
 
@@ -243,22 +241,34 @@ def _open_repo(vault: Path, remote_url: str | None, remote: RemoteSettings | Non
     return repo
 
 
-def _commit_init(repo: VaultRepo, cfg: Config, result: InitResult) -> None:
-    """Commit what init found and what it wrote, each as whoever wrote it."""
-    # The person's notes (a vault adopted into a new repository) and the settings file of theirs init added to
-    # are committed as the person, before vaultsync's own files as the agent: nothing of theirs stays untracked,
-    # and git says who wrote what. Locally only: the first sync pushes them.
-    theirs = (repo.untracked() - set(result.created) if result.repo_created else set()) | set(result.updated)
+def _prepare_vault(cfg: Config, remote_url: str | None, remote: RemoteSettings | None, result: InitResult) -> None:
+    """Write the vault's starting files and make its repository under the run lock, through the write path,
+    then commit what init found and what it wrote, each as whoever wrote it.
+
+    The clone (``--clone``) comes before, outside the lock: git clones only into an empty folder, and the lock
+    lives in the vault's ``.vaultsync/``. Locally only: the first sync pushes the commits."""
     local = replace(cfg, remote=None)
-    for actor, paths, subject in (
-        (PERSON, sorted(theirs), "vaultsync init: the vault as it was before vaultsync"),
-        (AGENT, result.created, "vaultsync init: templates, Memory.base and Obsidian settings"),
-    ):
-        if not paths:
-            continue  # nothing of this actor's to commit: not even the lock is taken
-        done = write(local, WriteRequest("init", actor, apply=_commit_only(paths, subject), run_pass=False))
-        result.warnings += [p.line() for p in done.problems]
-        result.commit = done.commits[-1] if done.commits else result.commit
+
+    def prepare() -> OwnWrites:
+        _prepare_obsidian(cfg.vault, cfg, result)
+        _ignore_state(cfg.vault, result)
+        repo = _open_repo(cfg.vault, remote_url, remote, result)
+        # The person's notes (a vault adopted into a new repository) and the settings file of theirs init added
+        # to are committed as the person, before vaultsync's own files as the agent: nothing of theirs stays
+        # untracked, and git says who wrote what.
+        theirs = (repo.untracked() - set(result.created) if result.repo_created else set()) | set(result.updated)
+        return _commit_only(sorted(theirs), "vaultsync init: the vault as it was before vaultsync")()
+
+    _write(local, PERSON, prepare, result)
+    if result.created:
+        subject = "vaultsync init: templates, Memory.base and Obsidian settings"
+        _write(local, AGENT, _commit_only(result.created, subject), result)
+
+
+def _write(cfg: Config, actor: Actor, apply: Callable[[], OwnWrites], result: InitResult) -> None:
+    done = write(cfg, WriteRequest("init", actor, apply=apply, run_pass=False))
+    result.warnings += [p.line() for p in done.problems]
+    result.commit = done.commits[-1] if done.commits else result.commit
 
 
 def _commit_only(paths: list[str], subject: str) -> Callable[[], OwnWrites]:

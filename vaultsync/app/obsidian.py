@@ -4,32 +4,30 @@ The plugin's built files (``main.js``, ``manifest.json``, ``styles.css``) ship i
 ``vaultsync/obsidian_plugin/``, where the plugin's build writes them (docs/architecture.md says why). Installing
 copies them into ``<vault>/<config folder>/plugins/<id>/`` and writes the plugin's ``data.json`` with the API's
 address and token, keeping any other setting the person changed there. The token must never reach the vault's
-repository, nor a remote, so the plugin's folder is git-ignored and that line committed as the agent.
+repository, nor a remote, so the plugin's folder is git-ignored and that line committed as the agent. The
+copies are made under the run lock, through the write path, like every other write to the vault.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from vaultsync.config import Config, ConfigError
-from vaultsync.git.repo import VaultRepo
-from vaultsync.git.run import Author
+from vaultsync.config import Config
+from vaultsync.errors import ConfigError, NotBuilt
+from vaultsync.model import AGENT
 from vaultsync.system.fs import atomic_write
+from vaultsync.write_path.write import OwnWrites, WriteRequest, write
 
 __all__ = ["DEFAULT_URL", "Installed", "NotBuilt", "install", "shipped"]
 
 DEFAULT_URL = "http://127.0.0.1:8765"
 REQUIRED = ("main.js", "manifest.json")
 OPTIONAL = ("styles.css",)
-
-
-class NotBuilt(ConfigError):
-    """The package holds no built plugin: a source checkout where the plugin was never built."""
 
 
 @dataclass
@@ -73,24 +71,28 @@ def install(
         raise ConfigError(f"--config-dir {config_dir!r}: expected the name of the vault's settings folder")
     manifest = _manifest(source / "manifest.json")
     rel = f"{config_dir}/plugins/{manifest['id']}"
-    target = cfg.vault / rel
-    target.mkdir(parents=True, exist_ok=True)
     done = Installed(rel, version=str(manifest.get("version", "")))
-    for name in REQUIRED + OPTIONAL:
-        if (source / name).is_file():
-            atomic_write(target / name, (source / name).read_bytes())
-            done.files.append(f"{rel}/{name}")
-    data = target / "data.json"
-    settings = _settings(data)
-    settings.update(baseUrl=url.rstrip("/"), token=token)
-    atomic_write(data, (json.dumps(settings, indent=2) + "\n").encode())
-    os.chmod(data, 0o600)
-    done.files.append(f"{rel}/data.json")
-    done.ignored = _ignore(cfg.vault, f"{rel}/")
-    if done.ignored:
-        author = Author(cfg.git.agent_name, cfg.git.agent_email)
+
+    def copy() -> OwnWrites:
+        """Under the run lock: the plugin's files, its settings, and the .gitignore line committed as the agent."""
+        target = cfg.vault / rel
+        target.mkdir(parents=True, exist_ok=True)
+        for name in REQUIRED + OPTIONAL:
+            if (source / name).is_file():
+                atomic_write(target / name, (source / name).read_bytes())
+                done.files.append(f"{rel}/{name}")
+        data = target / "data.json"
+        settings = _settings(data)
+        settings.update(baseUrl=url.rstrip("/"), token=token)
+        atomic_write(data, (json.dumps(settings, indent=2) + "\n").encode())
+        os.chmod(data, 0o600)
+        done.files.append(f"{rel}/data.json")
+        done.ignored = _ignore(cfg.vault, f"{rel}/")
         subject = "vaultsync obsidian install: keep the plugin's settings out of git"
-        done.commit = VaultRepo(cfg.vault).commit([".gitignore"], subject, author)
+        return OwnWrites(done.ignored, commit=(".gitignore",) if done.ignored else (), subject=subject)
+
+    report = write(replace(cfg, remote=None), WriteRequest("obsidian-install", AGENT, apply=copy, run_pass=False))
+    done.commit = report.commits[-1] if report.commits else None
     return done
 
 
