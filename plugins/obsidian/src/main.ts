@@ -2,7 +2,9 @@ import { Notice, Plugin, TFile, debounce, requestUrl } from "obsidian";
 import { Api, ApiError, Cancelled, Unreachable, type Overview, type Transport } from "./api";
 import { follow, type Fetch } from "./events";
 import { ConflictsModal, DetailsModal, HistoryModal, InboxModal, RecallModal } from "./modals";
-import { DEFAULT_SETTINGS, SettingsTab, settingsFrom, type Settings } from "./settings";
+import type { Host } from "./host";
+import { DEFAULT_SETTINGS, settingsFrom, type Settings } from "./settings";
+import { SettingsTab } from "./settings-tab";
 import { newConflicts, shown, type State } from "./status";
 
 const POLL_MS = 30_000; // without the event stream, the status is asked for this often
@@ -27,7 +29,7 @@ const obsidianTransport: Transport = async (request) => {
 	return { status: response.status, headers: response.headers, json };
 };
 
-export default class VaultsyncPlugin extends Plugin {
+export default class VaultsyncPlugin extends Plugin implements Host {
 	settings: Settings = { ...DEFAULT_SETTINGS };
 	api!: Api;
 	state: State | null = null;

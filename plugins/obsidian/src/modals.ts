@@ -2,7 +2,7 @@
 
 import { App, ButtonComponent, Modal, Notice, SuggestModal } from "obsidian";
 import { ApiError, Cancelled, type Change, type Conflict, type Fact, type Hit } from "./api";
-import type VaultsyncPlugin from "./main";
+import type { Host } from "./host";
 import { ago, outcome } from "./status";
 
 const TYPING_PAUSE_MS = 250; // a search starts when typing pauses this long, not on every key
@@ -16,7 +16,7 @@ export class RecallModal extends SuggestModal<Hit> {
 
 	constructor(
 		app: App,
-		private readonly plugin: VaultsyncPlugin,
+		private readonly plugin: Host,
 	) {
 		super(app);
 		this.setPlaceholder("Search memory: plain words");
@@ -61,7 +61,7 @@ abstract class ListModal<T> extends Modal {
 
 	constructor(
 		app: App,
-		protected readonly plugin: VaultsyncPlugin,
+		protected readonly plugin: Host,
 		private readonly heading: string,
 	) {
 		super(app);
@@ -115,7 +115,7 @@ abstract class ListModal<T> extends Modal {
 export class InboxModal extends ListModal<Fact> {
 	protected empty = "No proposed facts are waiting.";
 
-	constructor(app: App, plugin: VaultsyncPlugin) {
+	constructor(app: App, plugin: Host) {
 		super(app, plugin, "Inbox: proposed facts");
 	}
 
@@ -139,7 +139,7 @@ export class InboxModal extends ListModal<Fact> {
 export class ConflictsModal extends ListModal<Conflict> {
 	protected empty = "No open conflicts.";
 
-	constructor(app: App, plugin: VaultsyncPlugin) {
+	constructor(app: App, plugin: Host) {
 		super(app, plugin, "Conflicts");
 	}
 
@@ -168,7 +168,7 @@ export class HistoryModal extends ListModal<Change> {
 
 	constructor(
 		app: App,
-		plugin: VaultsyncPlugin,
+		plugin: Host,
 		private readonly path: string,
 	) {
 		super(app, plugin, `History of ${path}`);
@@ -190,7 +190,7 @@ export class HistoryModal extends ListModal<Change> {
 export class DetailsModal extends Modal {
 	constructor(
 		app: App,
-		private readonly plugin: VaultsyncPlugin,
+		private readonly plugin: Host,
 	) {
 		super(app);
 	}
