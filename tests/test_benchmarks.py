@@ -9,7 +9,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-from run import Row, Run, ScaleResult, growth_of, rows_for
+from measure import Row, Run, ScaleResult
+from report import growth_of, rows_for
 
 
 def _result(facts: int, seconds: dict[str, float]) -> ScaleResult:
