@@ -69,3 +69,10 @@ def test_targets_bind_at_the_sizes_they_are_set_for() -> None:
     assert growth.reference == "larger / smaller (max / min 2.00x)"
     status = _row(rows, "all", "growth: no-change pass")
     assert (status.ratio, status.verdict) == (pytest.approx(1.0), "PASS")
+
+
+def test_each_benchmark_module_stays_small() -> None:
+    """As for the package: a benchmark file over 400 lines does two jobs."""
+    folder = Path(__file__).resolve().parent.parent / "benchmarks"
+    long = {p.name: n for p in folder.glob("*.py") if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400}
+    assert not long, f"split these by job: {long}"
