@@ -151,5 +151,5 @@ def test_the_library_surface_is_one_object_with_a_method_per_use_case(env: Env) 
     assert written.fact is not None and vault.entity(SARAH).to_json()["name"] == "Sarah Chen"
     assert _author(env.vault) == "vaultsync api (a-script)"
     assert vault.status().exit_code == ExitCode.CLEAN
-    assert {"Vault", "sync", "memory", "LockHeld", "VaultsyncError"} <= set(api.__all__)
+    assert {"Vault", "sync", "remember", "LockHeld", "VaultsyncError"} <= set(api.__all__)
     assert issubclass(api.LockHeld, api.VaultsyncError) and issubclass(api.Invalid, api.VaultsyncError)
