@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from vaultsync.app.conflicts import OpenConflict, Resolved, open_conflicts
     from vaultsync.app.conflicts import resolve as resolve_conflict
     from vaultsync.app.context import BUDGET, Context, context
+    from vaultsync.app.discover import Found, FoundVault, FoundWorkspace, life_of
+    from vaultsync.app.discover import find as find_setup
     from vaultsync.app.entities import Entity, count_facts, get_entity, get_fact, list_entities
     from vaultsync.app.extract import ExtractResult, extract
     from vaultsync.app.history import History, HistoryChange, history
@@ -131,6 +133,11 @@ _SURFACE = {
     "extract": "vaultsync.app.extract",
     "ExtractResult": "vaultsync.app.extract",
     # setting up
+    "find_setup": "vaultsync.app.discover:find",
+    "Found": "vaultsync.app.discover",
+    "FoundVault": "vaultsync.app.discover",
+    "FoundWorkspace": "vaultsync.app.discover",
+    "life_of": "vaultsync.app.discover",
     "init_vault": "vaultsync.app.init",
     "InitResult": "vaultsync.app.init",
     "load_token": "vaultsync.app.init",
@@ -172,6 +179,9 @@ __all__ = [
     "DailyNote",
     "Entity",
     "ExtractResult",
+    "Found",
+    "FoundVault",
+    "FoundWorkspace",
     "History",
     "HistoryChange",
     "HistoryError",
@@ -208,6 +218,7 @@ __all__ = [
     "daily_path",
     "decide_proposed",
     "extract",
+    "find_setup",
     "forget",
     "get_entity",
     "get_fact",
@@ -218,6 +229,7 @@ __all__ = [
     "install_schedule",
     "janitor",
     "latest_review_note",
+    "life_of",
     "list_entities",
     "load_token",
     "memory_sections",

@@ -94,7 +94,9 @@ def _run(args: argparse.Namespace) -> int:
     path = configmod.config_path(args.config)
     try:
         if args.command == "init":
-            return _init(args, path)
+            from vaultsync.cli.init import init_command
+
+            return init_command(args, path)
         if args.command == "schedule":
             from vaultsync.cli.schedule import schedule_command
 
@@ -188,33 +190,3 @@ def _scheduled(args: argparse.Namespace) -> int:
         raise
     write_log(config, code, output.getvalue())
     return code
-
-
-def _init(args: argparse.Namespace, path: Path) -> int:
-    from vaultsync.api import git_missing, init_vault
-
-    missing = git_missing()
-    if missing:
-        print(f"vaultsync: {missing}", file=sys.stderr)
-        return ExitCode.USAGE
-    result = init_vault(Path(args.workspace), Path(args.life), Path(args.vault), path, args.remote, args.clone)
-    print(f"config: {result.config_path}")
-    if result.cloned:
-        print("cloned the vault from its remote (origin)")
-    for rel in result.created:
-        print(f"created: {rel}")
-    for rel in result.kept:
-        print(f"kept (already there): {rel}")
-    for rel in result.updated:
-        print(f"updated (your entries kept): {rel}")
-    if result.repo_created:
-        print("created a git repository in the vault")
-    if result.remote_added:
-        print("added the remote origin; the next pass pushes to it")
-    for warning in result.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    for note in result.notes:
-        print(f"note: {note}")
-    if result.token_created:
-        print(f"created the API token (mode 0600): {result.token_path}")
-    return ExitCode.CLEAN

@@ -45,9 +45,16 @@ def build() -> argparse.ArgumentParser:
 
 def _init_command(sub: Any, common: argparse.ArgumentParser) -> None:
     init = sub.add_parser("init", parents=[common], help="write the config and prepare the vault")
-    init.add_argument("--workspace", required=True, help="the agent's workspace (holds MEMORY.md and memory/)")
-    init.add_argument("--life", required=True, help="the knowledge graph root (holds projects/, areas/, ...)")
-    init.add_argument("--vault", required=True, help="the Obsidian vault (created if missing)")
+    init.add_argument(
+        "--workspace", help="the agent's workspace (holds MEMORY.md and memory/; default: found in OpenClaw's config)"
+    )
+    init.add_argument("--life", help="the knowledge graph root (default: the workspace's life/; made if missing)")
+    init.add_argument("--vault", help="the Obsidian vault (default: the one Obsidian lists; created if missing)")
+    init.add_argument("--agent", metavar="ID", help="the OpenClaw agent whose workspace to sync, when it has several")
+    init.add_argument("--openclaw-profile", metavar="NAME", help="the OpenClaw profile, as `openclaw --profile NAME`")
+    init.add_argument(
+        "--yes", action="store_true", help="never ask: OpenClaw's default agent; several vaults need --vault"
+    )
     meet = init.add_mutually_exclusive_group()
     meet.add_argument("--remote", metavar="URL", help="a git remote the vault pushes to and pulls from")
     meet.add_argument("--clone", metavar="URL", help="start the vault as a clone of this git repository")
