@@ -47,6 +47,11 @@ if TYPE_CHECKING:
     from vaultsync.app.schedule import install as install_schedule
     from vaultsync.app.schedule import remove as remove_schedule
     from vaultsync.app.schedule import status as schedule_status
+    from vaultsync.app.service import ServiceOutcome, ServiceStatus
+    from vaultsync.app.service import install as install_service
+    from vaultsync.app.service import remove as remove_service
+    from vaultsync.app.service import run as run_service
+    from vaultsync.app.service import status as service_status
     from vaultsync.app.sync import git_missing, overview, recent_runs, status, summary, sync
     from vaultsync.app.watch import watch
     from vaultsync.app.workspace import MEMORY as MEMORY_FILE
@@ -149,6 +154,12 @@ _SURFACE = {
     "schedule_status": "vaultsync.app.schedule:status",
     "ScheduleStatus": "vaultsync.app.schedule:Status",
     "absolute_config": "vaultsync.app.schedule",
+    "install_service": "vaultsync.app.service:install",
+    "remove_service": "vaultsync.app.service:remove",
+    "run_service": "vaultsync.app.service:run",
+    "service_status": "vaultsync.app.service:status",
+    "ServiceOutcome": "vaultsync.app.service",
+    "ServiceStatus": "vaultsync.app.service",
     "write_log": "vaultsync.app.schedule",
     # errors: one family (kind, field, hint), rendered from one table, all defined in errors.py
     "VaultsyncError": "vaultsync.errors",
@@ -204,6 +215,8 @@ __all__ = [
     "ReviewResult",
     "ScheduleError",
     "ScheduleStatus",
+    "ServiceOutcome",
+    "ServiceStatus",
     "Stale",
     "Stopped",
     "UsageError",
@@ -227,6 +240,7 @@ __all__ = [
     "init_vault",
     "install_obsidian_plugin",
     "install_schedule",
+    "install_service",
     "janitor",
     "latest_review_note",
     "life_of",
@@ -245,10 +259,13 @@ __all__ = [
     "regenerate_summaries",
     "remember",
     "remove_schedule",
+    "remove_service",
     "resolve_conflict",
     "review",
     "review_fix",
+    "run_service",
     "schedule_status",
+    "service_status",
     "status",
     "summary",
     "supersede",

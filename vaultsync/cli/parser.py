@@ -15,6 +15,7 @@ from vaultsync import __version__
 from vaultsync.cli import completion as cli_completion
 from vaultsync.cli import curation as cli_curation
 from vaultsync.cli import obsidian as cli_obsidian
+from vaultsync.cli import service as cli_service
 from vaultsync.cli.args import Parser
 
 CONFIG_HELP = "config file (default: $VAULTSYNC_CONFIG, else $XDG_CONFIG_HOME/vaultsync/config.toml)"
@@ -34,6 +35,7 @@ def build() -> argparse.ArgumentParser:
     _init_command(sub, common)
     _pass_commands(sub, common)
     _schedule_command(sub, common)
+    cli_service.add_command(sub, common)
     cli_curation.add_commands(sub, common)
     cli_completion.add_command(sub, parser)
     cli_obsidian.add_command(sub, common)
