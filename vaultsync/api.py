@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from vaultsync.app.context import BUDGET, Context, context
     from vaultsync.app.discover import Found, FoundVault, FoundWorkspace, life_of
     from vaultsync.app.discover import find as find_setup
+    from vaultsync.app.doctor import Check, Diagnosis, diagnose
     from vaultsync.app.entities import Entity, count_facts, get_entity, get_fact, list_entities
     from vaultsync.app.extract import ExtractResult, extract
     from vaultsync.app.history import History, HistoryChange, history
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from vaultsync.app.service import ServiceOutcome, ServiceStatus
     from vaultsync.app.service import install as install_service
     from vaultsync.app.service import remove as remove_service
+    from vaultsync.app.service import restart as restart_service
     from vaultsync.app.service import run as run_service
     from vaultsync.app.service import status as service_status
     from vaultsync.app.sync import git_missing, overview, recent_runs, status, summary, sync
@@ -138,6 +140,9 @@ _SURFACE = {
     "extract": "vaultsync.app.extract",
     "ExtractResult": "vaultsync.app.extract",
     # setting up
+    "diagnose": "vaultsync.app.doctor",
+    "Diagnosis": "vaultsync.app.doctor",
+    "Check": "vaultsync.app.doctor",
     "find_setup": "vaultsync.app.discover:find",
     "Found": "vaultsync.app.discover",
     "FoundVault": "vaultsync.app.discover",
@@ -156,6 +161,7 @@ _SURFACE = {
     "absolute_config": "vaultsync.app.schedule",
     "install_service": "vaultsync.app.service:install",
     "remove_service": "vaultsync.app.service:remove",
+    "restart_service": "vaultsync.app.service:restart",
     "run_service": "vaultsync.app.service:run",
     "service_status": "vaultsync.app.service:status",
     "ServiceOutcome": "vaultsync.app.service",
@@ -185,9 +191,11 @@ __all__ = [
     "OBSIDIAN_URL",
     "Ambiguous",
     "Captured",
+    "Check",
     "ConfigError",
     "Context",
     "DailyNote",
+    "Diagnosis",
     "Entity",
     "ExtractResult",
     "Found",
@@ -230,6 +238,7 @@ __all__ = [
     "daily_note",
     "daily_path",
     "decide_proposed",
+    "diagnose",
     "extract",
     "find_setup",
     "forget",
@@ -261,6 +270,7 @@ __all__ = [
     "remove_schedule",
     "remove_service",
     "resolve_conflict",
+    "restart_service",
     "review",
     "review_fix",
     "run_service",

@@ -35,6 +35,7 @@ from vaultsync.text import service as text
 
 MANAGERS = ("systemd", "launchd", "cron", "manual")
 DEFAULT_PORT = 8765
+STOP_WAIT = 30.0  # seconds a supervisor gets to stop its children and write its state, before a new one starts
 
 
 def default_manager() -> str:
@@ -149,7 +150,7 @@ def _cron(unit: text.ServiceEntry, outcome: ServiceOutcome) -> None:
     state = supervisor.State.read(state_path(unit.config))
     running = state is not None and supervisor.alive(state.pid) and not state.stopped
     if running and new != old and state is not None:
-        supervisor.stop(state.pid)
+        supervisor.stop(state.pid, wait=STOP_WAIT)
         running = False
     if not running:
         supervisor.spawn_detached(unit.argv)
@@ -202,6 +203,35 @@ def remove(config: Path) -> ServiceOutcome:
     return outcome
 
 
+def restart(config: Path) -> ServiceOutcome:
+    """Stop and start the installed service (after a new token, a changed config): through its manager, or, for
+    cron and a manual start, by stopping the running supervisor and starting its command again."""
+    found = installed(config)
+    state = supervisor.State.read(state_path(config))
+    outcome = ServiceOutcome(found[0].manager if found else "manual", log=log_path(config))
+    if found and found[0].manager == "systemd":
+        name = systemd_unit_path(config).name
+        if not services.user_manager_up():
+            outcome.then = [f"systemctl --user restart {name}"]
+            return outcome
+        said = services.systemctl("restart", name)
+        if not said.ok:
+            raise ScheduleError(f"systemctl --user restart {name} failed: {said.out}")
+    elif found and found[0].manager == "launchd":
+        label = f"{services.launchd_domain()}/{text.launchd_label(config)}"
+        if not services.launchd_present():
+            outcome.then = [f"launchctl kickstart -k {label}"]
+            return outcome
+        services.launchctl("kickstart", "-k", label)
+    elif state is not None and state.argv:
+        supervisor.stop(state.pid, wait=STOP_WAIT)
+        supervisor.spawn_detached(state.argv)
+    else:
+        raise ScheduleError(f"no service installed or running for {config}; run `vaultsync service install`")
+    outcome.started = True
+    return outcome
+
+
 @dataclass
 class ServiceStatus:
     installed: list[Installed]
@@ -246,4 +276,6 @@ def run(config: Path, watch: bool = False, every: str = "1h", port: int = DEFAUL
         children["watch"] = [*command, "watch", "--config", str(config)]
         seconds = schedule.every_checked(every).interval.total_seconds()
         periodic = ([*command, "sync", "--scheduled", "--config", str(config)], seconds)
-    return supervisor.Supervisor(children, log_path(config), state_path(config), periodic).run()
+    itself = [*command, "service", "run", "--config", str(config), "--port", str(port)]
+    itself += ["--watch", "--every", every] if watch else []
+    return supervisor.Supervisor(children, log_path(config), state_path(config), periodic, itself).run()

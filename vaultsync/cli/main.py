@@ -101,6 +101,10 @@ def _run(args: argparse.Namespace) -> int:
             from vaultsync.cli.schedule import schedule_command
 
             return schedule_command(args.action, path, args)
+        if args.command == "doctor":
+            from vaultsync.cli.doctor import doctor_command
+
+            return doctor_command(path, args)
         if args.command == "service":
             from vaultsync.cli.service import service_command
 

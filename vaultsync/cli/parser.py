@@ -14,6 +14,7 @@ from typing import Any
 from vaultsync import __version__
 from vaultsync.cli import completion as cli_completion
 from vaultsync.cli import curation as cli_curation
+from vaultsync.cli import doctor as cli_doctor
 from vaultsync.cli import obsidian as cli_obsidian
 from vaultsync.cli import service as cli_service
 from vaultsync.cli.args import Parser
@@ -36,6 +37,7 @@ def build() -> argparse.ArgumentParser:
     _pass_commands(sub, common)
     _schedule_command(sub, common)
     cli_service.add_command(sub, common)
+    cli_doctor.add_command(sub, common)
     cli_curation.add_commands(sub, common)
     cli_completion.add_command(sub, parser)
     cli_obsidian.add_command(sub, common)

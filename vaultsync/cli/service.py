@@ -30,6 +30,7 @@ def add_command(sub: Any, common: argparse.ArgumentParser) -> None:
     status = actions.add_parser("status", parents=[common], help="whether it is up, since when, and its last error")
     status.add_argument("--json", action="store_true", help="print one JSON document")
     actions.add_parser("remove", parents=[common], help="stop it and take out what install wrote")
+    actions.add_parser("restart", parents=[common], help="stop and start it (after a new token or config)")
     run = actions.add_parser("run", parents=[common], help="what the service runs: serve (and watch), kept running")
     run.add_argument("--watch", action="store_true", help="also run watch, and a pass every --every")
     run.add_argument("--every", default="1h", help="with --watch: how often the pass runs (default 1h)")
@@ -37,7 +38,7 @@ def add_command(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def service_command(path: Path, args: argparse.Namespace) -> int:
-    from vaultsync.api import install_service, remove_service, run_service, service_status
+    from vaultsync.api import install_service, remove_service, restart_service, run_service, service_status
 
     try:
         config = absolute_config(path)
@@ -45,6 +46,8 @@ def service_command(path: Path, args: argparse.Namespace) -> int:
             return _print_outcome(install_service(config, args.watch, args.every, args.manager, args.port), config)
         if args.action == "remove":
             return _print_outcome(remove_service(config), config)
+        if args.action == "restart":
+            return _print_outcome(restart_service(config), config)
         if args.action == "run":
             return run_service(config, args.watch, args.every, args.port)
         return _print_status(service_status(config), args.json)

@@ -22,7 +22,7 @@ class Said:
         return self.code == 0
 
 
-def _run(argv: list[str], timeout: float = 30) -> Said:
+def run_command(argv: list[str], timeout: float = 30) -> Said:
     if shutil.which(argv[0]) is None:
         return Said(127, f"{argv[0]} is not on PATH")
     try:
@@ -33,7 +33,7 @@ def _run(argv: list[str], timeout: float = 30) -> Said:
 
 
 def systemctl(*args: str) -> Said:
-    return _run(["systemctl", "--user", *args])
+    return run_command(["systemctl", "--user", *args])
 
 
 def systemd_present() -> bool:
@@ -48,7 +48,7 @@ def user_manager_up() -> bool:
 
 
 def launchctl(*args: str) -> Said:
-    return _run(["launchctl", *args])
+    return run_command(["launchctl", *args])
 
 
 def launchd_domain() -> str:
@@ -57,3 +57,21 @@ def launchd_domain() -> str:
 
 def launchd_present() -> bool:
     return sys.platform == "darwin" and shutil.which("launchctl") is not None
+
+
+def http_get(url: str, token: str = "", timeout: float = 5) -> Said:
+    """GET ``url`` (with the bearer token when given): the HTTP status and body, or code 0 and why nothing
+    answered. Loopback only is what vaultsync serves, so no proxy is asked."""
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(request, timeout=timeout) as answer:
+            return Said(answer.status, answer.read().decode("utf-8", "replace"))
+    except urllib.error.HTTPError as exc:
+        return Said(exc.code, exc.read().decode("utf-8", "replace"))
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return Said(0, f"nothing answers at {url} ({reason})")

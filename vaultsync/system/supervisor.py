@@ -68,6 +68,7 @@ class State:
     pid: int
     started: str
     stopped: str | None = None
+    argv: list[str] = field(default_factory=list)  # the supervisor's own command, to start it again
     children: dict[str, ChildState] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -111,6 +112,7 @@ class Supervisor:
         log: Path,
         state_path: Path,
         periodic: tuple[list[str], float] | None = None,
+        argv: Sequence[str] = (),
     ) -> None:
         self.commands = children
         self.log = log
@@ -118,7 +120,7 @@ class Supervisor:
         self.periodic = periodic
         self.stopping = threading.Event()
         self.lock = threading.Lock()
-        self.state = State(os.getpid(), now(), children={name: ChildState() for name in children})
+        self.state = State(os.getpid(), now(), argv=list(argv), children={name: ChildState() for name in children})
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
 
     def write(self, name: str, line: str) -> None:
@@ -209,10 +211,14 @@ def spawn_detached(argv: Sequence[str]) -> int:
     return proc.pid
 
 
-def stop(pid: int | None) -> bool:
-    """Ask a supervisor to stop (SIGTERM); False when it was not running."""
+def stop(pid: int | None, wait: float = 0) -> bool:
+    """Ask a supervisor to stop (SIGTERM), waiting up to ``wait`` seconds for it to end (it writes its state last,
+    so a new one must not start before); False when it was not running."""
     if not alive(pid):
         return False
     assert pid is not None
     os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + wait
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
     return True
