@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import shlex
 import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +37,7 @@ from vaultsync.text import service as text
 
 MANAGERS = ("systemd", "launchd", "cron", "manual")
 DEFAULT_PORT = 8765
+START_WAIT = 30.0  # seconds install waits for the started service's API to answer
 STOP_WAIT = 30.0  # seconds a supervisor gets to stop its children and write its state, before a new one starts
 
 
@@ -64,6 +67,7 @@ class ServiceOutcome:
     then: list[str] = field(default_factory=list)  # commands the person runs to finish
     notes: list[str] = field(default_factory=list)
     log: Path | None = None
+    answering: str = ""  # the API's address, once it answered after the start
 
     @property
     def unchanged(self) -> bool:
@@ -85,6 +89,10 @@ def install(
         if other.manager != manager:
             outcome.changed += _uninstall(config, other, outcome)
     {"systemd": _systemd, "launchd": _launchd, "cron": _cron, "manual": _manual}[manager](unit, outcome)
+    if outcome.started:
+        outcome.answering = _answers(port)
+        if not outcome.answering:
+            outcome.notes.append("serve does not answer yet; see `vaultsync service status` and the log")
     if watch:
         dropped = schedule.drop_sync(config)
         if dropped:
@@ -93,6 +101,18 @@ def install(
     elif any(i.mode == "watch" for i in installed(config)):
         outcome.notes.append("the hourly pass is the schedule's again: run `vaultsync schedule install`")
     return outcome
+
+
+def _answers(port: int) -> str:
+    """The API's address once it answers (a person runs doctor or opens Obsidian next), or "" after
+    ``START_WAIT`` seconds of trying."""
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + START_WAIT
+    while time.monotonic() < deadline:
+        if services.http_get(f"{url}/health", timeout=2).code == 200:
+            return url
+        time.sleep(0.25)
+    return ""
 
 
 def _write(path: Path, data: bytes, outcome: ServiceOutcome) -> bool:
@@ -196,7 +216,7 @@ def remove(config: Path) -> ServiceOutcome:
     for unit in found:
         outcome.changed += _uninstall(config, unit, outcome)
     state = supervisor.State.read(state_path(config))
-    if state is not None and supervisor.stop(state.pid):
+    if state is not None and supervisor.stop(state.pid, wait=STOP_WAIT):
         outcome.notes.append(f"stopped the running service (pid {state.pid})")
     if any(unit.mode == "watch" for unit in found):
         outcome.notes.append("the service ran the hourly pass: run `vaultsync schedule install` to schedule it again")
@@ -266,8 +286,15 @@ def status(config: Path) -> ServiceStatus:
     return found
 
 
-def run(config: Path, watch: bool = False, every: str = "1h", port: int = DEFAULT_PORT) -> int:
-    """What the installed service runs: serve (and watch, and the pass every ``every``) until stopped."""
+def run(
+    config: Path,
+    watch: bool = False,
+    every: str = "1h",
+    port: int = DEFAULT_PORT,
+    started: Callable[[Path], None] | None = None,
+) -> int:
+    """What the installed service runs: serve (and watch, and the pass every ``every``) until stopped;
+    ``started`` gets the log's path once a stop request would be heard."""
     load(config)
     command = list(schedule.launcher())
     children = {"serve": [*command, "serve", "--port", str(port), "--config", str(config)]}
@@ -278,4 +305,5 @@ def run(config: Path, watch: bool = False, every: str = "1h", port: int = DEFAUL
         periodic = ([*command, "sync", "--scheduled", "--config", str(config)], seconds)
     itself = [*command, "service", "run", "--config", str(config), "--port", str(port)]
     itself += ["--watch", "--every", every] if watch else []
-    return supervisor.Supervisor(children, log_path(config), state_path(config), periodic, itself).run()
+    keeper = supervisor.Supervisor(children, log_path(config), state_path(config), periodic, itself)
+    return keeper.run((lambda: started(log_path(config))) if started else None)

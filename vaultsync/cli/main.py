@@ -26,8 +26,12 @@ HEALTH_COMMANDS = ("janitor", "review", "extract")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = cli_parser.build().parse_args(argv)
-    if getattr(args, "run", None):  # a command needing no config (completion)
+    parser = cli_parser.build()
+    args = parser.parse_args(argv)
+    if args.command is None:  # a bare `vaultsync` (or with --config alone): the help, as `vaultsync help`
+        parser.print_help()
+        return ExitCode.CLEAN
+    if getattr(args, "run", None):  # a command needing no config (completion, help)
         return int(args.run(args))
     try:
         if getattr(args, "scheduled", False):

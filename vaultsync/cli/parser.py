@@ -15,6 +15,7 @@ from vaultsync import __version__
 from vaultsync.cli import completion as cli_completion
 from vaultsync.cli import curation as cli_curation
 from vaultsync.cli import doctor as cli_doctor
+from vaultsync.cli import help as cli_help
 from vaultsync.cli import obsidian as cli_obsidian
 from vaultsync.cli import service as cli_service
 from vaultsync.cli.args import Parser
@@ -32,7 +33,7 @@ def build() -> argparse.ArgumentParser:
     parser.add_argument("--config", help=CONFIG_HELP)
     common = Parser(add_help=False)
     common.add_argument("--config", help=CONFIG_HELP, default=argparse.SUPPRESS)  # before the command or after it
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command")  # none: the help, as `vaultsync help` prints it
     _init_command(sub, common)
     _pass_commands(sub, common)
     _schedule_command(sub, common)
@@ -44,6 +45,8 @@ def build() -> argparse.ArgumentParser:
     _watch_command(sub, common)
     _lookup_commands(sub, common)
     _server_commands(sub, common)
+    cli_help.add_command(sub, parser)
+    cli_help.add_examples(parser)
     return parser
 
 

@@ -49,7 +49,14 @@ def service_command(path: Path, args: argparse.Namespace) -> int:
         if args.action == "restart":
             return _print_outcome(restart_service(config), config)
         if args.action == "run":
-            return run_service(config, args.watch, args.every, args.port)
+            what = "serve, watch and the pass every " + args.every if args.watch else "serve"
+
+            def started(log: Path) -> None:
+                print(
+                    f"vaultsync: running {what} for {config}, kept running; log: {log}; Ctrl-C stops", file=sys.stderr
+                )
+
+            return run_service(config, args.watch, args.every, args.port, started)
         return _print_status(service_status(config), args.json)
     except (ConfigError, ScheduleError) as exc:
         print(f"vaultsync: {exc}", file=sys.stderr)
@@ -64,7 +71,7 @@ def _print_outcome(outcome: ServiceOutcome, config: Path) -> int:
     if outcome.command:
         print(f"  runs: {outcome.command}")
     if outcome.started:
-        print(f"started ({outcome.manager})")
+        print(f"started ({outcome.manager})" + (f"; serve answers at {outcome.answering}" if outcome.answering else ""))
     if outcome.then:
         print("to finish, run:")
         for command in outcome.then:

@@ -16,7 +16,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -131,9 +131,12 @@ class Supervisor:
         with self.lock:
             atomic_write(self.state_path, (json.dumps(self.state.to_json(), indent=2) + "\n").encode())
 
-    def run(self) -> int:
+    def run(self, started: Callable[[], None] | None = None) -> int:
+        """Supervise until SIGTERM or SIGINT; ``started`` is called once both are handled (a face says so)."""
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: self.stopping.set())
+        if started:
+            started()
         self.state_path.parent.mkdir(parents=True, exist_ok=True)
         self.write("service", f"started (pid {os.getpid()}): {', '.join(self.commands)}")
         threads = [threading.Thread(target=self._keep, args=(name,), daemon=True) for name in self.commands]
