@@ -125,7 +125,7 @@ def test_the_wheel_holds_the_plugin_the_docs_and_the_license_and_no_tests(wheel:
             assert archive.read(f"vaultsync/obsidian_plugin/{name}") == (SHIPPED / name).read_bytes(), name
         metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
         meta = archive.read(metadata).decode()
-    assert {"vaultsync/docs/cli.md", "vaultsync/docs/obsidian-plugin.md"} <= names
+    assert {"vaultsync/docs/quickstart.md", "vaultsync/docs/cli.md"} <= names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), sorted(names)
     assert not [n for n in names if n.startswith("tests/") or "/tests/" in n or "conftest" in n]
     assert "License-Expression: MIT" in meta
@@ -149,7 +149,7 @@ def test_the_sdist_holds_the_built_plugin(tmp_path: Path) -> None:
     with tarfile.open(sdist) as archive:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
     assert {f"vaultsync/obsidian_plugin/{n}" for n in BUNDLE} <= names
-    assert "LICENSE" in names and "vaultsync/docs/cli.md" in names
+    assert "LICENSE" in names and "vaultsync/docs/quickstart.md" in names
 
 
 def test_obsidian_install_works_from_the_wheel_without_node(wheel: Path, env: Env, tmp_path: Path) -> None:

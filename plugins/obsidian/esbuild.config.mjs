@@ -53,7 +53,6 @@ if (check) {
 		console.error(`vaultsync/obsidian_plugin/ is not what plugins/obsidian builds (${stale.join(", ")}); run npm run build and commit it`);
 		process.exit(1);
 	}
-	console.log("vaultsync/obsidian_plugin/ is current");
 } else {
 	writeFileSync(new URL("main.js", here), files["main.js"]);
 	mkdirSync(shipped, { recursive: true });
