@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
-
 from vaultsync.errors import ScheduleError
 from vaultsync.system.crontab import has_crontab, read_crontab
 from vaultsync.text import service as text
@@ -27,6 +25,8 @@ class Installed:
 
 def unit_dir() -> Path:
     """Where systemd looks for the user's own units (``$XDG_CONFIG_HOME/systemd/user``)."""
+    import platformdirs  # only where a path is asked for: a plain sync never loads it
+
     return platformdirs.user_config_path() / "systemd" / "user"
 
 
@@ -39,11 +39,15 @@ def plist_path(config: Path) -> Path:
 
 
 def state_path(config: Path) -> Path:
+    import platformdirs
+
     return platformdirs.user_state_path("vaultsync") / "service" / f"{config.stem}-{config_id(config)}.json"
 
 
 def log_path(config: Path) -> Path:
     """The service's rotated log, beside the schedule's (~/.local/state/vaultsync/log on Linux)."""
+    import platformdirs
+
     return platformdirs.user_log_path("vaultsync") / f"{config.stem}-{config_id(config)}-service.log"
 
 
