@@ -44,7 +44,7 @@ def _complete(tmp_path: Path, *words: str) -> list[str]:
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_bash_completes_commands_options_and_values(tmp_path: Path) -> None:
     assert _complete(tmp_path, "sy") == ["sync"]
-    assert _complete(tmp_path, "s") == ["schedule", "serve", "status", "sync"]
+    assert _complete(tmp_path, "s") == ["schedule", "serve", "service", "status", "sync"]
     assert _complete(tmp_path, "schedule", "in") == ["install"]
     assert _complete(tmp_path, "sync", "--dr") == ["--dry-run"]
     assert _complete(tmp_path, "schedule", "install", "--sy") == ["--systemd"]

@@ -64,12 +64,12 @@ def test_init_refuses_a_life_folder_inside_memory_and_warns_about_one_inside_the
         init_vault(tmp_path / "ws", tmp_path / "ws/memory/life", tmp_path / "vault", tmp_path / "c1.toml")
     assert not (tmp_path / "c1.toml").exists()
 
-    (tmp_path / "ws/life/areas").mkdir(parents=True)
+    (tmp_path / "ws/graph/areas").mkdir(parents=True)
     args = [
         "--workspace",
         str(tmp_path / "ws"),
         "--life",
-        str(tmp_path / "ws/life"),
+        str(tmp_path / "ws/graph"),
         "--vault",
         str(tmp_path / "vault"),
     ]

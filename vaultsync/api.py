@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     from vaultsync.app.conflicts import OpenConflict, Resolved, open_conflicts
     from vaultsync.app.conflicts import resolve as resolve_conflict
     from vaultsync.app.context import BUDGET, Context, context
+    from vaultsync.app.discover import Found, FoundVault, FoundWorkspace, life_of
+    from vaultsync.app.discover import find as find_setup
+    from vaultsync.app.doctor import Check, Diagnosis, diagnose
     from vaultsync.app.entities import Entity, count_facts, get_entity, get_fact, list_entities
     from vaultsync.app.extract import ExtractResult, extract
     from vaultsync.app.history import History, HistoryChange, history
@@ -45,6 +48,12 @@ if TYPE_CHECKING:
     from vaultsync.app.schedule import install as install_schedule
     from vaultsync.app.schedule import remove as remove_schedule
     from vaultsync.app.schedule import status as schedule_status
+    from vaultsync.app.service import ServiceOutcome, ServiceStatus
+    from vaultsync.app.service import install as install_service
+    from vaultsync.app.service import remove as remove_service
+    from vaultsync.app.service import restart as restart_service
+    from vaultsync.app.service import run as run_service
+    from vaultsync.app.service import status as service_status
     from vaultsync.app.sync import git_missing, overview, recent_runs, status, summary, sync
     from vaultsync.app.watch import watch
     from vaultsync.app.workspace import MEMORY as MEMORY_FILE
@@ -131,6 +140,14 @@ _SURFACE = {
     "extract": "vaultsync.app.extract",
     "ExtractResult": "vaultsync.app.extract",
     # setting up
+    "diagnose": "vaultsync.app.doctor",
+    "Diagnosis": "vaultsync.app.doctor",
+    "Check": "vaultsync.app.doctor",
+    "find_setup": "vaultsync.app.discover:find",
+    "Found": "vaultsync.app.discover",
+    "FoundVault": "vaultsync.app.discover",
+    "FoundWorkspace": "vaultsync.app.discover",
+    "life_of": "vaultsync.app.discover",
     "init_vault": "vaultsync.app.init",
     "InitResult": "vaultsync.app.init",
     "load_token": "vaultsync.app.init",
@@ -142,6 +159,13 @@ _SURFACE = {
     "schedule_status": "vaultsync.app.schedule:status",
     "ScheduleStatus": "vaultsync.app.schedule:Status",
     "absolute_config": "vaultsync.app.schedule",
+    "install_service": "vaultsync.app.service:install",
+    "remove_service": "vaultsync.app.service:remove",
+    "restart_service": "vaultsync.app.service:restart",
+    "run_service": "vaultsync.app.service:run",
+    "service_status": "vaultsync.app.service:status",
+    "ServiceOutcome": "vaultsync.app.service",
+    "ServiceStatus": "vaultsync.app.service",
     "write_log": "vaultsync.app.schedule",
     # errors: one family (kind, field, hint), rendered from one table, all defined in errors.py
     "VaultsyncError": "vaultsync.errors",
@@ -167,11 +191,16 @@ __all__ = [
     "OBSIDIAN_URL",
     "Ambiguous",
     "Captured",
+    "Check",
     "ConfigError",
     "Context",
     "DailyNote",
+    "Diagnosis",
     "Entity",
     "ExtractResult",
+    "Found",
+    "FoundVault",
+    "FoundWorkspace",
     "History",
     "HistoryChange",
     "HistoryError",
@@ -194,6 +223,8 @@ __all__ = [
     "ReviewResult",
     "ScheduleError",
     "ScheduleStatus",
+    "ServiceOutcome",
+    "ServiceStatus",
     "Stale",
     "Stopped",
     "UsageError",
@@ -207,7 +238,9 @@ __all__ = [
     "daily_note",
     "daily_path",
     "decide_proposed",
+    "diagnose",
     "extract",
+    "find_setup",
     "forget",
     "get_entity",
     "get_fact",
@@ -216,8 +249,10 @@ __all__ = [
     "init_vault",
     "install_obsidian_plugin",
     "install_schedule",
+    "install_service",
     "janitor",
     "latest_review_note",
+    "life_of",
     "list_entities",
     "load_token",
     "memory_sections",
@@ -233,10 +268,14 @@ __all__ = [
     "regenerate_summaries",
     "remember",
     "remove_schedule",
+    "remove_service",
     "resolve_conflict",
+    "restart_service",
     "review",
     "review_fix",
+    "run_service",
     "schedule_status",
+    "service_status",
     "status",
     "summary",
     "supersede",

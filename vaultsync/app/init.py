@@ -12,6 +12,7 @@ from pathlib import Path
 
 from vaultsync import config as configmod
 from vaultsync.app.adopt import TYPES, Adopted, check_settings, merge_types
+from vaultsync.app.discover import life_of
 from vaultsync.config import Config, Layout, RemoteSettings, Server, overlapping_roots
 from vaultsync.errors import ConfigError
 from vaultsync.git import remote as gitremote
@@ -38,6 +39,7 @@ PROPERTY_TYPES = {
 @dataclass
 class InitResult:
     config_path: Path
+    life_created: Path | None = None  # the life folder, made now because it was missing
     created: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)  # a file of the person's that init added to (types.json)
@@ -63,15 +65,17 @@ def make_token(path: Path) -> bool:
 
 
 def check_roots(workspace: Path, life: Path, vault: Path) -> list[str]:
-    """The roots must exist and not overlap (``overlapping_roots``, the check every pass makes too); returns
-    warnings about a layout that works but surprises: a life folder inside the workspace."""
-    for name, root in (("workspace", workspace), ("life", life)):
-        if not root.is_dir():
-            raise ConfigError(f"{root}: the {name} folder does not exist; create it or fix --{name}")
+    """The workspace must exist, the life folder be a folder or missing (init makes it), and the roots not overlap
+    (``overlapping_roots``, the check every pass makes too); returns warnings about a layout that works but
+    surprises: a life folder inside the workspace other than its own ``life/``, where OpenClaw-style agents keep it."""
+    if not workspace.is_dir():
+        raise ConfigError(f"{workspace}: the workspace folder does not exist; create it or fix --workspace")
+    if life.exists() and not life.is_dir():
+        raise ConfigError(f"{life}: the life folder is a file, not a folder; fix --life")
     overlap = overlapping_roots(workspace, life, vault)
     if overlap:
         raise ConfigError(overlap)
-    if workspace in life.parents:
+    if workspace in life.parents and life != life_of(workspace):
         return [
             f"the life folder {life} is inside the workspace {workspace}: that works (a pass reads only MEMORY.md, "
             "HEARTBEAT.md and memory/ there), but keep it out of memory/, where its files would be synced twice"
@@ -129,6 +133,9 @@ def init_vault(
         _clone(clone_url, vault, remote)
         result.cloned = True
     vault.mkdir(parents=True, exist_ok=True)
+    if not life.exists():
+        life.mkdir(parents=True)
+        result.life_created = life
     if not config_path.exists():
         atomic_write(config_path, text)
     result.token_path = token

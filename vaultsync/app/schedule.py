@@ -9,23 +9,18 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from vaultsync.app.service_units import owns_sync, unit_dir
 from vaultsync.config import Config
 from vaultsync.errors import ScheduleError
 from vaultsync.state import runs
+from vaultsync.system.crontab import has_crontab, read_crontab, write_crontab
+from vaultsync.system.supervisor import append_log
 from vaultsync.text import schedule as text
-
-LOG_MAX_BYTES = 1_000_000  # a log of 1 MB holds months of hourly one-line runs
-LOG_KEEP = 3  # rotated logs kept beside it: log.1 (newest) to log.3
-NO_CRONTAB = (
-    "no `crontab` command on this machine; install cron (Debian, Ubuntu: apt-get install cron; "
-    "Fedora: dnf install cronie), or use --systemd"
-)
 
 
 @dataclass
@@ -37,6 +32,7 @@ class Outcome:
     lines: list[str] = field(default_factory=list)  # the entries as written
     then: list[str] = field(default_factory=list)  # commands the user runs next (systemctl)
     log: Path | None = None
+    notes: list[str] = field(default_factory=list)  # what was left out, and why
 
 
 def absolute_config(path: Path) -> Path:
@@ -65,35 +61,6 @@ def path_env(command: tuple[str, ...]) -> str:
     return ":".join(dict.fromkeys(folders))
 
 
-def _crontab(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    if shutil.which("crontab") is None:
-        raise ScheduleError(NO_CRONTAB)
-    return subprocess.run(["crontab", *args], input=stdin, capture_output=True, text=True, check=False)
-
-
-def read_crontab() -> str | None:
-    """The user's crontab, or None when there is none yet."""
-    done = _crontab("-l")
-    if done.returncode == 0:
-        return done.stdout
-    if "no crontab for" in done.stderr:
-        return None
-    raise ScheduleError(f"cannot read the crontab ({done.stderr.strip() or f'crontab -l exit {done.returncode}'})")
-
-
-def _write_crontab(new: str) -> None:
-    done = _crontab("-r") if not new else _crontab("-", stdin=new)
-    if done.returncode != 0:
-        raise ScheduleError(f"cannot write the crontab: {done.stderr.strip()}")
-
-
-def unit_dir() -> Path:
-    """Where systemd looks for the user's own units (``$XDG_CONFIG_HOME/systemd/user``)."""
-    import platformdirs
-
-    return platformdirs.user_config_path() / "systemd" / "user"
-
-
 def log_path(config: Path) -> Path:
     """The log of one config's scheduled runs, under the XDG state folder (~/.local/state/vaultsync/log)."""
     import platformdirs
@@ -103,10 +70,18 @@ def log_path(config: Path) -> Path:
 
 def install(config: Path, interval: str = "1h", systemd: bool = False) -> Outcome:
     """Add this config's entries to the crontab (or write systemd units); installing twice changes nothing."""
-    timing = _timing(interval)
+    timing = every_checked(interval)
     command = launcher()
-    found = text.entries(text.JOBS, timing, config, command, path_env(command))
+    service_syncs = owns_sync(config)
+    jobs = [job for job in text.JOBS if not (service_syncs and job.name == "sync")]
+    found = text.entries(jobs, timing, config, command, path_env(command))
     outcome = Outcome(log=log_path(config))
+    if service_syncs:
+        outcome.changed += _drop_sync_units(config)
+        outcome.notes.append(
+            "the hourly pass is left out: the service watches and runs it (vaultsync service status); "
+            "`vaultsync service install` without --watch gives it back to the schedule"
+        )
     if systemd:
         folder = unit_dir()
         for entry in found:
@@ -125,14 +100,40 @@ def install(config: Path, interval: str = "1h", systemd: bool = False) -> Outcom
         blocks = [text.cron_block(entry) for entry in found]
         new = text.with_entries(old, config, blocks)
         if new != old:
-            _write_crontab(new)
+            write_crontab(new)
             outcome.changed.append("crontab")
         outcome.lines = [block.splitlines()[1] for block in blocks]
     outcome.unchanged = not outcome.changed
     return outcome
 
 
-def _timing(interval: str) -> text.Timing:
+def drop_sync(config: Path) -> list[str]:
+    """Take the sync job out of this config's schedule, keeping the janitor's and the review's entries: what was
+    changed ("crontab", unit files). For a service that takes the hourly pass over."""
+    changed = _drop_sync_units(config)
+    if not has_crontab():
+        return changed
+    old = read_crontab() or ""
+    kept = [f for f in text.find(old, config) if f.job != "sync" and f.line]
+    new = text.with_entries(old, config, [f"{text.MARK} {f.job} {f.spec} {f.config}\n{f.line}\n" for f in kept])
+    if new != old:
+        write_crontab(new)
+        changed.append("crontab")
+    return changed
+
+
+def _drop_sync_units(config: Path) -> list[str]:
+    removed = []
+    for path in our_units(config):
+        marker = text.marker_of(_read(path) or "")
+        if marker and marker.job == "sync":
+            path.unlink()
+            (unit_dir() / "timers.target.wants" / path.name).unlink(missing_ok=True)
+            removed.append(str(path))
+    return removed
+
+
+def every_checked(interval: str) -> text.Timing:
     try:
         return text.every(interval)
     except text.TimingError as exc:
@@ -146,7 +147,7 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _our_units(config: Path) -> list[Path]:
+def our_units(config: Path) -> list[Path]:
     folder = unit_dir()
     if not folder.is_dir():
         return []
@@ -160,7 +161,7 @@ def _our_units(config: Path) -> list[Path]:
 
 def remove(config: Path) -> Outcome:
     """Take out exactly this config's crontab entries and systemd units; every other line stays as it was."""
-    units = _our_units(config)
+    units = our_units(config)
     outcome = Outcome()
     try:
         old = read_crontab()
@@ -171,7 +172,7 @@ def remove(config: Path) -> Outcome:
     if old is not None:
         new = text.with_entries(old, config, [])
         if new != old:
-            _write_crontab(new)
+            write_crontab(new)
             outcome.changed.append("crontab")
     wants = unit_dir() / "timers.target.wants"
     for path in units:
@@ -229,7 +230,7 @@ def status(config: Path, cfg: Config | None) -> Status:
                 found.interval = _interval(entry.spec)
     except ScheduleError as exc:
         found.crontab_problem = str(exc)
-    for path in _our_units(config):
+    for path in our_units(config):
         if path.suffix == ".timer":
             marker = text.marker_of(_read(path) or "")
             assert marker is not None
@@ -255,24 +256,12 @@ def write_log(config: Path, exit_code: int, output: str) -> None:
     the output beneath it, indented, when there is more: a run with nothing to do is exactly one line. Every line
     starts with the run's time, so ``grep`` on a warning still says when it was seen.
 
-    The log is rotated by size (``LOG_MAX_BYTES``, ``LOG_KEEP`` old ones), so an unattended install cannot fill
+    The log is rotated by size (``append_log``: 1 MB, three old ones kept), so an unattended install cannot fill
     the disk however long it runs.
     """
     path = log_path(config)
-    path.parent.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now().astimezone().isoformat(timespec="seconds")
     said = [line.rstrip() for line in output.splitlines() if line.strip()]
     lines = [f"{stamp} exit {exit_code}: {said[-1] if said else 'no output'}\n"]
     lines += [f"{stamp}     {line}\n" for line in said[:-1]]
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        size = 0
-    if size > LOG_MAX_BYTES:
-        for n in range(LOG_KEEP - 1, 0, -1):
-            older = path.with_name(f"{path.name}.{n}")
-            if older.exists():
-                older.replace(path.with_name(f"{path.name}.{n + 1}"))
-        path.replace(path.with_name(f"{path.name}.1"))
-    with path.open("a", encoding="utf-8") as log:
-        log.writelines(lines)
+    append_log(path, lines)

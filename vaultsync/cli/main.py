@@ -26,8 +26,12 @@ HEALTH_COMMANDS = ("janitor", "review", "extract")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = cli_parser.build().parse_args(argv)
-    if getattr(args, "run", None):  # a command needing no config (completion)
+    parser = cli_parser.build()
+    args = parser.parse_args(argv)
+    if args.command is None:  # a bare `vaultsync` (or with --config alone): the help, as `vaultsync help`
+        parser.print_help()
+        return ExitCode.CLEAN
+    if getattr(args, "run", None):  # a command needing no config (completion, help)
         return int(args.run(args))
     try:
         if getattr(args, "scheduled", False):
@@ -94,11 +98,21 @@ def _run(args: argparse.Namespace) -> int:
     path = configmod.config_path(args.config)
     try:
         if args.command == "init":
-            return _init(args, path)
+            from vaultsync.cli.init import init_command
+
+            return init_command(args, path)
         if args.command == "schedule":
             from vaultsync.cli.schedule import schedule_command
 
             return schedule_command(args.action, path, args)
+        if args.command == "doctor":
+            from vaultsync.cli.doctor import doctor_command
+
+            return doctor_command(path, args)
+        if args.command == "service":
+            from vaultsync.cli.service import service_command
+
+            return service_command(path, args)
         cfg = configmod.load(path)
     except ConfigError as exc:
         print(f"vaultsync: {exc}", file=sys.stderr)
@@ -188,33 +202,3 @@ def _scheduled(args: argparse.Namespace) -> int:
         raise
     write_log(config, code, output.getvalue())
     return code
-
-
-def _init(args: argparse.Namespace, path: Path) -> int:
-    from vaultsync.api import git_missing, init_vault
-
-    missing = git_missing()
-    if missing:
-        print(f"vaultsync: {missing}", file=sys.stderr)
-        return ExitCode.USAGE
-    result = init_vault(Path(args.workspace), Path(args.life), Path(args.vault), path, args.remote, args.clone)
-    print(f"config: {result.config_path}")
-    if result.cloned:
-        print("cloned the vault from its remote (origin)")
-    for rel in result.created:
-        print(f"created: {rel}")
-    for rel in result.kept:
-        print(f"kept (already there): {rel}")
-    for rel in result.updated:
-        print(f"updated (your entries kept): {rel}")
-    if result.repo_created:
-        print("created a git repository in the vault")
-    if result.remote_added:
-        print("added the remote origin; the next pass pushes to it")
-    for warning in result.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    for note in result.notes:
-        print(f"note: {note}")
-    if result.token_created:
-        print(f"created the API token (mode 0600): {result.token_path}")
-    return ExitCode.CLEAN

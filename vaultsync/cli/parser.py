@@ -14,7 +14,10 @@ from typing import Any
 from vaultsync import __version__
 from vaultsync.cli import completion as cli_completion
 from vaultsync.cli import curation as cli_curation
+from vaultsync.cli import doctor as cli_doctor
+from vaultsync.cli import help as cli_help
 from vaultsync.cli import obsidian as cli_obsidian
+from vaultsync.cli import service as cli_service
 from vaultsync.cli.args import Parser
 
 CONFIG_HELP = "config file (default: $VAULTSYNC_CONFIG, else $XDG_CONFIG_HOME/vaultsync/config.toml)"
@@ -30,24 +33,35 @@ def build() -> argparse.ArgumentParser:
     parser.add_argument("--config", help=CONFIG_HELP)
     common = Parser(add_help=False)
     common.add_argument("--config", help=CONFIG_HELP, default=argparse.SUPPRESS)  # before the command or after it
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command")  # none: the help, as `vaultsync help` prints it
     _init_command(sub, common)
     _pass_commands(sub, common)
     _schedule_command(sub, common)
+    cli_service.add_command(sub, common)
+    cli_doctor.add_command(sub, common)
     cli_curation.add_commands(sub, common)
     cli_completion.add_command(sub, parser)
     cli_obsidian.add_command(sub, common)
     _watch_command(sub, common)
     _lookup_commands(sub, common)
     _server_commands(sub, common)
+    cli_help.add_command(sub, parser)
+    cli_help.add_examples(parser)
     return parser
 
 
 def _init_command(sub: Any, common: argparse.ArgumentParser) -> None:
     init = sub.add_parser("init", parents=[common], help="write the config and prepare the vault")
-    init.add_argument("--workspace", required=True, help="the agent's workspace (holds MEMORY.md and memory/)")
-    init.add_argument("--life", required=True, help="the knowledge graph root (holds projects/, areas/, ...)")
-    init.add_argument("--vault", required=True, help="the Obsidian vault (created if missing)")
+    init.add_argument(
+        "--workspace", help="the agent's workspace (holds MEMORY.md and memory/; default: found in OpenClaw's config)"
+    )
+    init.add_argument("--life", help="the knowledge graph root (default: the workspace's life/; made if missing)")
+    init.add_argument("--vault", help="the Obsidian vault (default: the one Obsidian lists; created if missing)")
+    init.add_argument("--agent", metavar="ID", help="the OpenClaw agent whose workspace to sync, when it has several")
+    init.add_argument("--openclaw-profile", metavar="NAME", help="the OpenClaw profile, as `openclaw --profile NAME`")
+    init.add_argument(
+        "--yes", action="store_true", help="never ask: OpenClaw's default agent; several vaults need --vault"
+    )
     meet = init.add_mutually_exclusive_group()
     meet.add_argument("--remote", metavar="URL", help="a git remote the vault pushes to and pulls from")
     meet.add_argument("--clone", metavar="URL", help="start the vault as a clone of this git repository")

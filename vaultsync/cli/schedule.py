@@ -47,6 +47,8 @@ def _install(config: Path, every: str, systemd: bool) -> int:
             print(f"wrote: {changed}")
     for line in outcome.lines:
         print(f"  {line}")
+    for note in outcome.notes:
+        print(f"note: {note}")
     print(f"log: {outcome.log}")
     if outcome.then:
         print("to enable it, run:")

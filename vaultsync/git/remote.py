@@ -27,6 +27,7 @@ from vaultsync.git.run import Author, Git, GitFailed, batch_objects, git_version
 FETCHED = "refs/vaultsync/remotes"
 MERGE_TREE_GIT_MIN = (2, 38)  # ``merge-tree --write-tree``
 NETWORK_SECONDS = 600  # a fetch or push that hangs this long (a dead link) counts as unreachable
+PROBE_SECONDS = 30  # doctor's look at the remote: a person waits for it
 MERGE_INDEX = "vaultsync-merge-index"
 SCAN_CHUNK = 2000  # objects read at a time when scanning what is about to be pushed
 ABSENT_BRANCH = "couldn't find remote ref"
@@ -91,7 +92,7 @@ class Remote:
                 f"`git -C {self.git.root} remote add {self.name} URL` or fix [remote] name in the config"
             ) from None
 
-    def _network(self, *args: str) -> subprocess.CompletedProcess[str]:
+    def _network(self, *args: str, timeout: float = NETWORK_SECONDS) -> subprocess.CompletedProcess[str]:
         """A git command that talks to the remote: never prompts, never hangs longer than NETWORK_SECONDS."""
         try:
             return subprocess.run(
@@ -101,10 +102,10 @@ class Remote:
                 text=True,
                 stdin=subprocess.DEVNULL,
                 env=network_env(self.git.root),
-                timeout=NETWORK_SECONDS,
+                timeout=timeout,
             )
         except subprocess.TimeoutExpired:
-            raise Unreachable(f"git {args[0]} got no answer from {self.label} in {NETWORK_SECONDS} s") from None
+            raise Unreachable(f"git {args[0]} got no answer from {self.label} in {timeout:g} s") from None
 
     def fetch(self) -> str | None:
         """Fetch the branch into vaultsync's ref; its commit, or None when the remote has no such branch yet."""
@@ -116,6 +117,12 @@ class Remote:
                 return None
             raise Unreachable(f"fetch from {self.label} failed: {_said(run.stderr)}")
         return self.fetched()
+
+    def probe(self) -> None:
+        """Ask the remote for its branch without fetching anything (``doctor``); Unreachable says why not."""
+        run = self._network("ls-remote", "--heads", self.url(), self.branch, timeout=PROBE_SECONDS)
+        if run.returncode != 0:
+            raise Unreachable(f"{self.label} cannot be reached: {_said(run.stderr)}")
 
     def _drop_own_lock(self) -> None:
         lock = self.git.git_dir / (self.ref + ".lock")

@@ -244,7 +244,7 @@ def span(interval: timedelta) -> str:
     return f"{minutes // 60}h" if minutes % 60 == 0 else f"{minutes}m"
 
 
-def _systemd_word(arg: str) -> str:
+def systemd_word(arg: str) -> str:
     """One word of a unit file's command line: systemd expands ``%`` and ``$``, and splits on spaces."""
     arg = arg.replace("%", "%%").replace("$", "$$")
     if re.fullmatch(r"[\w@%+=:,./-]+", arg):
@@ -256,8 +256,8 @@ def service_text(entry: Entry) -> str:
     description = f"vaultsync {entry.job} for {entry.config}".replace("%", "%%")
     return (
         f"{entry.marker}\n[Unit]\nDescription={description}\n\n[Service]\nType=oneshot\n"
-        f"Environment={_systemd_word('PATH=' + entry.path_env)}\n"
-        f"ExecStart={' '.join(_systemd_word(arg) for arg in entry.argv)}\n"
+        f"Environment={systemd_word('PATH=' + entry.path_env)}\n"
+        f"ExecStart={' '.join(systemd_word(arg) for arg in entry.argv)}\n"
     )
 
 

@@ -151,7 +151,7 @@ export default class VaultsyncPlugin extends Plugin implements Host {
 	/** The one way errors reach the person: a notice naming what failed and what to do. */
 	failed(what: string, error: unknown): void {
 		let why = error instanceof Error ? error.message : String(error);
-		if (error instanceof Unreachable) why = `${why}. Is "vaultsync serve" running?`;
+		if (error instanceof Unreachable) why = `${why}. Run "vaultsync doctor" to see why and how to fix it`;
 		if (error instanceof ApiError && error.status === 401) why = "the token is wrong; check the plugin's settings";
 		new Notice(`${what}: ${why}`);
 	}

@@ -202,7 +202,7 @@ export class DetailsModal extends Modal {
 		if (!state?.reachable) {
 			contentEl.createEl("p", { text: `Vaultsync is not reachable at ${this.plugin.settings.baseUrl}.` });
 			contentEl.createEl("p", {
-				text: "Start the API by running vaultsync serve in a terminal, then check the address and token in the settings.",
+				text: "Run vaultsync doctor in a terminal: it checks every link from the config to this plugin and prints the command that fixes the broken one (vaultsync serve starts the API; vaultsync service install keeps it running).",
 			});
 		} else {
 			const { overview, inbox } = state;

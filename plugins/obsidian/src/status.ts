@@ -37,7 +37,7 @@ export function shown(state: State, now: Date): Shown {
 	if (!state.reachable) {
 		return {
 			text: "Vaultsync not reachable",
-			tooltip: `${state.reason}. Start the API with "vaultsync serve", or check the address and token in the plugin's settings.`,
+			tooltip: `${state.reason}. Run "vaultsync doctor" in a terminal: it names the broken link and the command that fixes it (often "vaultsync serve", or "vaultsync service install" to keep it running).`,
 		};
 	}
 	const { overview, inbox } = state;

@@ -39,6 +39,7 @@ test("the status bar: last pass, conflicts, proposed facts", () => {
 test("unreachable says what to run", () => {
 	const down = shown({ reachable: false, reason: "nothing answers at http://127.0.0.1:8765" }, NOW);
 	assert.equal(down.text, "Vaultsync not reachable");
+	assert.match(down.tooltip, /vaultsync doctor/);
 	assert.match(down.tooltip, /vaultsync serve/);
 	assert.match(down.tooltip, /nothing answers/);
 });

@@ -317,7 +317,7 @@ test("a server that went away: the status bar says so, and sync now gives one no
 	plugin.commands.find((c) => c.id === "sync-now").callback();
 	const [bar] = plugin.statusItems;
 	await until("shown as not reachable", () => bar.text === "Vaultsync not reachable");
-	assert.match(bar.attrs["aria-label"], /vaultsync serve/);
+	assert.match(bar.attrs["aria-label"], /vaultsync doctor/);
 	assert.equal(notices.length, 1, notices.join("\n"));
-	assert.match(notices[0], /^Sync failed: nothing answers at http:\/\/127\.0\.0\.1:\d+ .*Is "vaultsync serve" running\?/);
+	assert.match(notices[0], /^Sync failed: nothing answers at http:\/\/127\.0\.0\.1:\d+ .*Run "vaultsync doctor" to see why/);
 });
