@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers_twoway import Env, build_synced, clone, isolate_git
+from helpers.twoway import Env, build_synced, clone, isolate_git
 
 
 @pytest.fixture(scope="session")

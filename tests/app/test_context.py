@@ -7,8 +7,8 @@ from datetime import datetime
 
 import httpx
 import pytest
-from helpers_server import AUTH, running_server
-from helpers_twoway import SARAH, Env
+from helpers.server import AUTH, running_server
+from helpers.twoway import SARAH, Env
 
 from vaultsync.app.capture import append_daily
 from vaultsync.app.context import context

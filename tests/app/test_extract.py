@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers_e2e import git
-from helpers_twoway import SARAH, SARAH_DIR, TODAY, Env
+from helpers.e2e import git
+from helpers.twoway import SARAH, SARAH_DIR, TODAY, Env
 
 from vaultsync import config as configmod
 from vaultsync.app.extract import extract

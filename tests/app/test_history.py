@@ -6,7 +6,7 @@ import json
 import shutil
 
 import pytest
-from helpers_twoway import ATLAS, ATLAS_DIR, SARAH, SARAH_DIR, Env, body_of, set_body, set_prop
+from helpers.twoway import ATLAS, ATLAS_DIR, SARAH, SARAH_DIR, Env, body_of, set_body, set_prop
 
 from vaultsync import cli
 from vaultsync.app.history import history

@@ -14,9 +14,9 @@ from dataclasses import replace
 from datetime import date, timedelta
 from pathlib import Path
 
-from helpers_crash import CRASH_BOOT, RENAMES, git_env
-from helpers_e2e import git
-from helpers_twoway import Env
+from helpers.crash import CRASH_BOOT, RENAMES, git_env
+from helpers.e2e import git
+from helpers.twoway import Env
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from helpers_twoway import SARAH, SARAH_DIR, Env
+from helpers.twoway import SARAH, SARAH_DIR, Env
 
 from vaultsync.app import memory
 from vaultsync.app.entities import get_entity, get_fact

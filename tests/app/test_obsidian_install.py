@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers_server import TOKEN
-from helpers_twoway import Env
+from helpers.server import TOKEN
+from helpers.twoway import Env
 
 from vaultsync.app.obsidian import shipped
 from vaultsync.state.files import StateFiles

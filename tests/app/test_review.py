@@ -9,8 +9,8 @@ import stat
 from datetime import date
 from pathlib import Path
 
-from helpers_e2e import git
-from helpers_twoway import SARAH, SARAH_DIR, Env
+from helpers.e2e import git
+from helpers.twoway import SARAH, SARAH_DIR, Env
 from hypothesis import given
 from hypothesis import strategies as st
 

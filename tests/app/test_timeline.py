@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
-from helpers_e2e import git
-from helpers_twoway import SARAH, SARAH_DIR, TODAY, Env
+from helpers.e2e import git
+from helpers.twoway import SARAH, SARAH_DIR, TODAY, Env
 
 from vaultsync.app.review import review
 from vaultsync.core.timeline import MARK, timeline

@@ -12,8 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import REPO
 
-PACKAGE = Path(__file__).resolve().parent.parent / "vaultsync"
+PACKAGE = REPO / "vaultsync"
 FACES = {"cli", "server"}
 # The floors every layer stands on: the shared values at the root, what is asked of the OS, text formats.
 GROUND = {"leaf", "system", "text"}

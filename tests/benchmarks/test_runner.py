@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
+from helpers import REPO
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
 from run import Row, Run, ScaleResult, growth_of, rows_for
 

@@ -11,8 +11,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import REPO
 
 
 @cache
@@ -21,7 +20,7 @@ def _script(shell: str) -> str:
         [sys.executable, "-m", "vaultsync.cli", "completion", shell],
         capture_output=True,
         text=True,
-        cwd=ROOT,
+        cwd=REPO,
         env={k: v for k, v in os.environ.items() if not k.startswith("VAULTSYNC_")},
         check=False,
     )
@@ -61,7 +60,7 @@ def test_bash_completes_commands_options_and_values(tmp_path: Path) -> None:
 def test_every_command_is_in_each_script() -> None:
     """A command added to the parser later is completed without touching the scripts."""
     help_text = subprocess.run(
-        [sys.executable, "-m", "vaultsync.cli", "--help"], capture_output=True, text=True, cwd=ROOT, check=True
+        [sys.executable, "-m", "vaultsync.cli", "--help"], capture_output=True, text=True, cwd=REPO, check=True
     ).stdout
     names = help_text.split("{", 1)[1].split("}", 1)[0].split(",")
     assert "completion" in names and "sync" in names

@@ -15,7 +15,7 @@ import sys
 import termios
 
 import pytest
-from helpers_twoway import SARAH_DIR, Env
+from helpers.twoway import SARAH_DIR, Env
 
 from vaultsync import cli
 

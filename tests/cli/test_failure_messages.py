@@ -14,15 +14,14 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers_twoway import SARAH, SARAH_DIR, Env, set_prop
+from helpers import REPO
+from helpers.twoway import SARAH, SARAH_DIR, Env, set_prop
 
 from vaultsync import __version__
 from vaultsync.model import ExitCode
 
-ROOT = Path(__file__).resolve().parents[1]
 
-
-def _vs(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+def _vs(*args: str, env: dict[str, str] | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "vaultsync.cli", *args],
         capture_output=True,
@@ -120,7 +119,7 @@ def test_the_cli_starts_where_fcntl_does_not_exist(tmp_path: Path) -> None:
     """Windows has no fcntl: importing the CLI and its lock must not need it."""
     blocker = tmp_path / "sitecustomize.py"
     blocker.write_text("import sys\nsys.modules['fcntl'] = None\n", encoding="utf-8")
-    env = {"PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    env = {"PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)])}
     done = _vs("--help", env=env)
     assert done.returncode == 0, done.stderr
     probe = (
@@ -149,7 +148,7 @@ def test_ctrl_c_prints_one_line_and_leaves_nothing_torn(env: Env, entities: int)
     lock.unlink()
     proc = subprocess.Popen(
         [sys.executable, "-m", "vaultsync.cli", "sync", "--config", str(env.config_path)],
-        cwd=ROOT,
+        cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

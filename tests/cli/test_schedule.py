@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from helpers_e2e import make_env
+from helpers.e2e import make_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from helpers_e2e import commit_count, head, tree_stat
-from helpers_twoway import SARAH, SARAH_DIR, Env
+from helpers.e2e import commit_count, head, tree_stat
+from helpers.twoway import SARAH, SARAH_DIR, Env
 
 from vaultsync.state import runs
 

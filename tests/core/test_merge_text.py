@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from helpers_twoway import Env
+from helpers.twoway import Env
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

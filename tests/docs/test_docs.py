@@ -16,11 +16,11 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from helpers import REPO
 
 from vaultsync.model import ExitCode
 
-ROOT = Path(__file__).resolve().parents[1]
-DOCS = ROOT / "docs"
+DOCS = REPO / "docs"
 CLI_MD = DOCS / "cli.md"
 MAX_BYTES = {"architecture.md": 15 * 1024, "performance.md": 15 * 1024}
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
@@ -35,7 +35,7 @@ def _help(*args: str) -> str:
         capture_output=True,
         text=True,
         env=env,
-        cwd=ROOT,
+        cwd=REPO,
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
@@ -148,10 +148,10 @@ def _links(page: Path) -> list[tuple[Path, str]]:
 
 
 def test_every_page_the_readme_links_to_exists() -> None:
-    readme = ROOT / "README.md"
+    readme = REPO / "README.md"
     linked = [path for path, _ in _links(readme)]
     assert any(path.parent == DOCS for path in linked), "README.md links to no page under docs/"
-    missing = [str(path.relative_to(ROOT)) for path in linked if not path.exists()]
+    missing = [str(path.relative_to(REPO)) for path in linked if not path.exists()]
     assert not missing, f"README.md links to missing page(s): {missing}"
     documented = {path for path in linked if path.parent == DOCS}
     unlisted = sorted(p.name for p in DOCS.glob("*.md") if p not in documented)
@@ -160,13 +160,13 @@ def test_every_page_the_readme_links_to_exists() -> None:
 
 @pytest.mark.parametrize("page", ["README.md", *sorted(f"docs/{p.name}" for p in DOCS.glob("*.md"))])
 def test_links_between_the_docs_land(page: str) -> None:
-    source = ROOT / page
+    source = REPO / page
     broken = []
     for path, anchor in _links(source):
         if not path.exists():
-            broken.append(f"{path.relative_to(ROOT)} (no such file)")
+            broken.append(f"{path.relative_to(REPO)} (no such file)")
         elif anchor and path.suffix == ".md" and anchor not in _anchors(path):
-            broken.append(f"{path.relative_to(ROOT)}#{anchor} (no such heading)")
+            broken.append(f"{path.relative_to(REPO)}#{anchor} (no such heading)")
     assert not broken, f"{page} links to: {broken}"
 
 
@@ -181,15 +181,15 @@ def test_the_explanations_stay_short(name: str) -> None:
 
 @pytest.mark.parametrize("page", ["docs/performance.md", "docs/architecture.md", "docs/contributing.md"])
 def test_docs_name_no_path_of_one_machine(page: str) -> None:
-    text = (ROOT / page).read_text(encoding="utf-8")
+    text = (REPO / page).read_text(encoding="utf-8")
     found = re.findall(r"(?<![\w.~])/(?:home|work|tmp|Users|root|opt|srv|mnt|var)/[^\s`)|]*", text)
     assert not found, f"{page} names absolute path(s) of one machine: {found}"
 
 
 def _runner():
     """benchmarks/run.py, which writes the generated part of docs/performance.md."""
-    if str(ROOT / "benchmarks") not in sys.path:
-        sys.path.insert(0, str(ROOT / "benchmarks"))
+    if str(REPO / "benchmarks") not in sys.path:
+        sys.path.insert(0, str(REPO / "benchmarks"))
     import run
 
     return run
@@ -211,8 +211,8 @@ def test_performance_md_keeps_its_text_around_the_generated_part() -> None:
 
 def test_the_benchmark_command_is_shown_without_one_machines_folders() -> None:
     run = _runner()
-    assert run.portable(str(ROOT / ".venv" / "bin" / "python")) == ".venv/bin/python"
-    assert run.portable(str(ROOT / "benchmarks" / "run.py")) == "benchmarks/run.py"
+    assert run.portable(str(REPO / ".venv" / "bin" / "python")) == ".venv/bin/python"
+    assert run.portable(str(REPO / "benchmarks" / "run.py")) == "benchmarks/run.py"
     assert run.portable("/tmp/s14/runU.json") == "runU.json"
     assert run.portable("--json=/tmp/s14/runU.json") == "--json=runU.json"
     assert run.portable("--scale") == "--scale"
@@ -234,7 +234,7 @@ def _folder_map() -> dict[str, set[str]]:
 
 
 def test_the_folder_map_names_what_is_there() -> None:
-    package = ROOT / "vaultsync"
+    package = REPO / "vaultsync"
     named = _folder_map()
     missing = sorted(
         f"vaultsync/{folder + '/' if folder else ''}{name}.py"

@@ -17,16 +17,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers_twoway import isolate_git
+from helpers import REPO
+from helpers.twoway import isolate_git
 
-ROOT = Path(__file__).resolve().parent.parent
 PAGES = ("README.md", "docs/cli.md")
 FENCE = re.compile(r"(?ms)^```(sh|console)([^\n]*)\n(.*?)^```\s*$")
 
 
 def examples(page: str) -> list[tuple[str, list[str]]]:
     """(where, commands) of each shell example of ``page`` that runs."""
-    text = (ROOT / page).read_text(encoding="utf-8")
+    text = (REPO / page).read_text(encoding="utf-8")
     found = []
     for match in FENCE.finditer(text):
         kind, marks, body = match.groups()
@@ -47,8 +47,8 @@ def test_the_pages_have_examples_to_run() -> None:
 def test_every_shell_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     isolate_git(monkeypatch.setenv, tmp_path / "git-env")
     home = tmp_path / "home"
-    shutil.copytree(ROOT / "vault-example" / "workspace", home / "clawd")
-    shutil.copytree(ROOT / "vault-example" / "life", home / "life")
+    shutil.copytree(REPO / "vault-example" / "workspace", home / "clawd")
+    shutil.copytree(REPO / "vault-example" / "life", home / "life")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("VAULTSYNC_", "XDG_"))}
     env |= {"HOME": str(home), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"}
     env |= {"COLUMNS": "120", "NO_COLOR": "1"}

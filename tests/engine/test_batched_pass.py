@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers_twoway import LIWEI_DIR, NOW, SARAH_DIR, Env, base_rows, clone, isolate_git, replace_text
+from helpers.settled import EDITS, SCOPED, WIDENED, Edit, apply_edits, commits, rounds_settings, settled
+from helpers.twoway import LIWEI_DIR, NOW, SARAH_DIR, Env, base_rows, clone, isolate_git, replace_text
 from hypothesis import given
 from hypothesis import strategies as st
-from test_scoped import EDITS, SCOPED, WIDENED, Edit, apply_edits, commits, rounds_settings, settled
 
 from vaultsync.engine import batches as batch_reads
 from vaultsync.engine import second_walk

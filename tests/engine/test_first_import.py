@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers_crash import run_sync, stale_git_locks
-from helpers_twoway import EXAMPLE, Env, base_rows, isolate_git
+from helpers import REPO
+from helpers.crash import run_sync, stale_git_locks
+from helpers.twoway import EXAMPLE, Env, base_rows, isolate_git
 
 from vaultsync import config as configmod
 from vaultsync.app.init import init_vault
@@ -29,7 +30,7 @@ from vaultsync.engine import first_import
 from vaultsync.git import repo as gitrepo
 from vaultsync.model import Report
 
-GENERATE = Path(__file__).resolve().parents[1] / "benchmarks" / "generate.py"
+GENERATE = REPO / "benchmarks" / "generate.py"
 
 
 @pytest.fixture(scope="module")

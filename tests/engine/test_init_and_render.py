@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers_e2e import (
+from helpers.e2e import (
     EXAMPLE,
     PACKAGE_TEMPLATES,
     Env,

@@ -9,7 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers_twoway import (
+from helpers.settled import commits, settled, shown
+from helpers.twoway import (
     ACME,
     ACME_DIR,
     ATLAS,
@@ -25,7 +26,6 @@ from helpers_twoway import (
     isolate_git,
     set_prop,
 )
-from test_scoped import commits, settled, shown
 
 from vaultsync.app import memory
 from vaultsync.state.stat_walk import walk_memory, walk_named

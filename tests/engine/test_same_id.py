@@ -7,7 +7,7 @@ an id of its own and is renamed to it, as a new note from the Fact template woul
 from __future__ import annotations
 
 import pytest
-from helpers_twoway import SARAH, SARAH_DIR, Env
+from helpers.twoway import SARAH, SARAH_DIR, Env
 
 AGENTS = "Sarah Chen flies to Shenzhen on 2026-12-09"
 PERSONS = "Sarah Chen prefers tea to coffee"

@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers_twoway import LIWEI_DIR, SARAH, SARAH_DIR, Env, body_of, build_synced, isolate_git, set_prop
+from helpers.settled import age_everything
+from helpers.twoway import LIWEI_DIR, SARAH, SARAH_DIR, Env, body_of, build_synced, isolate_git, set_prop
 
 from vaultsync.engine.quick import Places
 from vaultsync.git.index import blob_id
@@ -29,15 +30,6 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
     age_everything(env)
     assert not env.sync().quick, "the pass after aging must rescan: stats changed"
     return env
-
-
-def age_everything(env: Env) -> None:
-    """Set every file's mtime an hour back, as for a memory written long before the pass (not racy)."""
-    old = time.time() - 3600
-    for root in (env.workspace, env.life, env.vault):
-        for path in root.rglob("*"):
-            if ".git" not in path.parts and ".vaultsync" not in path.parts:
-                os.utime(path, (old, old), follow_symlinks=False)
 
 
 def same_size_same_mtime(path: Path, old: bytes, new: bytes) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers_twoway import (
+from helpers.twoway import (
     ACME,
     ACME_DIR,
     AGENT_NAME,

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers_remote import PERSON, git, meet
-from helpers_twoway import EXAMPLE, SARAH, SARAH_DIR, Env, body_of, isolate_git, set_body
+from helpers.remote import PERSON, git, meet
+from helpers.twoway import EXAMPLE, SARAH, SARAH_DIR, Env, body_of, isolate_git, set_body
 
 from vaultsync import config as configmod
 from vaultsync.app.sync import status

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from helpers_twoway import (
+from helpers.twoway import (
     EXAMPLE,
     LIWEI,
     LIWEI_DIR,
@@ -41,7 +41,6 @@ from helpers_twoway import (
     set_body,
     set_prop,
 )
-
 from vaultsync import config as configmod
 from vaultsync.app.init import init_vault
 

@@ -11,13 +11,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from helpers import REPO
 from vaultsync import config as configmod
 from vaultsync.app.init import InitResult, init_vault
 from vaultsync.config import Config
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = REPO_ROOT / "vault-example"
-PACKAGE_TEMPLATES = REPO_ROOT / "vaultsync" / "templates"
+EXAMPLE = REPO / "vault-example"
+PACKAGE_TEMPLATES = REPO / "vaultsync" / "templates"
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Shared helpers for test_shapes.py and test_hostile_input.py: a throw-away workspace, life tree and vault.
+"""Shared helpers for the tests that build a small tree of their own (a throw-away workspace, life tree and vault).
 
 Every fixture these helpers write is made up for the tests; the shapes (bare arrays, wrapper objects, facts
 without ids, snake_case keys, BOM/CRLF files) follow what real agent memory trees look like.

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from helpers_twoway import Env, fact_list
+
+from helpers.twoway import Env, fact_list
 
 VIEW_MARKER = "%% vaultsync: live view of this entity's facts; edit a fact in its own note %%"
 CONFLICT_MARK = ".vaultsync-conflict-"

@@ -9,8 +9,7 @@ import subprocess
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from helpers_twoway import NOW, TODAY, Env
-
+from helpers.twoway import NOW, TODAY, Env
 from vaultsync import config as configmod
 from vaultsync.app.sync import PassOptions, sync
 from vaultsync.config import RemoteSettings

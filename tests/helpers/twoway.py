@@ -19,6 +19,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from helpers import REPO
 from vaultsync import config as configmod
 from vaultsync.app.init import init_vault
 from vaultsync.config import Config, GitSettings
@@ -26,7 +27,7 @@ from vaultsync.engine.run import run_pass
 from vaultsync.model import Report
 from vaultsync.options import PassOptions
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "vault-example"
+EXAMPLE = REPO / "vault-example"
 # The example's newest daily note is 2026-12-01: that is "today" unless a test says otherwise.
 TODAY = date(2026, 12, 1)
 NOW = datetime(2026, 12, 1, 9, 30, 0)

@@ -5,7 +5,7 @@ The HTTP, MCP and ``log`` sides are in their own test files; here the resolver i
 from __future__ import annotations
 
 import pytest
-from helpers_twoway import SARAH, SARAH_DIR, TODAY, Env
+from helpers.twoway import SARAH, SARAH_DIR, TODAY, Env
 from hypothesis import given
 from hypothesis import strategies as st
 

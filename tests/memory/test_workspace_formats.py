@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers_inputs import (
+from helpers.inputs import (
     Env,
     assert_exit,
     assert_quiet_second_pass,

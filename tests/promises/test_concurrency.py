@@ -41,7 +41,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers_twoway import (
+from helpers import REPO
+from helpers.twoway import (
     LIWEI,
     LIWEI_DIR,
     MIGUEL,
@@ -463,9 +464,7 @@ def check_daily(env: Env, day: str, appends: list[dict[str, Any]]) -> None:
     vault_path = env.vault / f"Daily/{day}.md"
     final = mem_path.read_text(encoding="utf-8")
     assert vault_path.read_text(encoding="utf-8") == final, f"{day}: the two sides differ"
-    original = set(
-        (Path(__file__).parents[1] / "vault-example/workspace/memory" / f"{day}.md").read_text().splitlines()
-    )
+    original = set((REPO / "vault-example/workspace/memory" / f"{day}.md").read_text().splitlines())
     written = {
         "agent": [r["data"].rstrip("\n") for r in appends if r["path"] == str(mem_path)],
         "person": [r["data"].rstrip("\n") for r in appends if r["path"] == str(vault_path)],
@@ -614,7 +613,7 @@ def agent_adds_fact(env: Env) -> str:
 
 
 def check_day(env: Env) -> None:
-    original = (Path(__file__).parents[1] / "vault-example/workspace" / DAY_FILE).read_text(encoding="utf-8")
+    original = (REPO / "vault-example/workspace" / DAY_FILE).read_text(encoding="utf-8")
     expected = person_line_added(original) + AGENT_LINE
     assert env.mem_file(DAY_FILE).read_text(encoding="utf-8") == expected
     assert env.note(DAY_NOTE).read_text(encoding="utf-8") == expected

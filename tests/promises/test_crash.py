@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from helpers_crash import (
+from helpers.crash import (
     CONFLICT_MARK,
     MUTATIONS,
     RENAMES,
@@ -48,7 +48,7 @@ from helpers_crash import (
     trace_pass,
     tree,
 )
-from helpers_twoway import (
+from helpers.twoway import (
     LIWEI,
     LIWEI_DIR,
     MIGUEL_DIR,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from helpers_twoway import Env
+from helpers.twoway import Env
 
 HEARTBEAT_NOTE = "3 Resources/agent/HEARTBEAT.md"
 

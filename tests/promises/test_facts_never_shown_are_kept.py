@@ -8,7 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
-from helpers_inputs import assert_exit, dumps, fact, make_env
+from helpers.inputs import assert_exit, dumps, fact, make_env
 
 from vaultsync.model import ExitCode
 

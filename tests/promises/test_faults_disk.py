@@ -18,9 +18,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from helpers_crash import is_temp, torn_files, tree
-from helpers_server import AUTH, running_server
-from helpers_twoway import EXAMPLE, SARAH, Env, clone, isolate_git
+from helpers.crash import is_temp, torn_files, tree
+from helpers.server import AUTH, running_server
+from helpers.twoway import EXAMPLE, SARAH, Env, clone, isolate_git
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 

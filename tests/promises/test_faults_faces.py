@@ -17,8 +17,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from helpers_server import AUTH, TOKEN, free_port, running_server
-from helpers_twoway import SARAH, Env
+from helpers.server import AUTH, TOKEN, free_port, running_server
+from helpers.twoway import SARAH, Env
 
 from vaultsync import cli
 from vaultsync import config as configmod

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers_inputs import (
+from helpers.inputs import (
     Env,
     assert_exit,
     assert_quiet_second_pass,

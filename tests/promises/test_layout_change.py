@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from helpers_inputs import Env, assert_exit, fact, make_env
+from helpers.inputs import Env, assert_exit, fact, make_env
 
 from vaultsync.model import ExitCode
 

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers_inputs import Env, assert_exit, dumps, edit_body, errors, fact, make_env
+from helpers.inputs import Env, assert_exit, dumps, edit_body, errors, fact, make_env
 
 from vaultsync.cli import main
 from vaultsync.model import ExitCode

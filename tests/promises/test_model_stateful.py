@@ -9,7 +9,7 @@ moved, renamed and deleted folders), including edits of the same unit on both si
 after every pass:
 
 1. the two sides agree: the same entities, facts (text, status, category, id, successor), summaries, daily notes
-   and mirrored files, read without vaultsync's own readers (helpers_model.py);
+   and mirrored files, read without vaultsync's own readers (helpers/model.py);
 2. every edit since the last pass, tagged with a unique marker string (``mk0007z``) or a property value, is on
    both sides, or was a vault edit that lost a real clash and sits in a conflict copy of the note; every conflict
    has a cause (both sides edited that unit, and for facts the clashing field) and its copy is the person's
@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers_model import (
+from helpers.model import (
     CONFLICT_MARK,
     VIEW_MARKER,
     MemEntity,
@@ -66,10 +66,10 @@ from helpers_model import (
     vault_entities,
     vault_texts,
 )
-from helpers_model import (
+from helpers.model import (
     memory_texts as read_memory_texts,
 )
-from helpers_twoway import (
+from helpers.twoway import (
     AGENT_NAME,
     NOW,
     SARAH,

@@ -7,7 +7,7 @@ import json
 import unicodedata
 from pathlib import Path
 
-from helpers_twoway import Env
+from helpers.twoway import Env
 
 REL = "areas/people/josé"
 FACTS = [

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers_e2e import tree_bytes
+from helpers.e2e import tree_bytes
 
 from vaultsync import cli
 from vaultsync.app.init import init_vault

@@ -2,7 +2,7 @@
 next pass recovers without a person's git command, loses no edit and leaves no conflict marker in a note.
 
 The killed pass is the real ``python -m vaultsync.cli sync`` in a child process that kills its own process group
-right before a chosen git command or file rename (``helpers_crash.run_sync_crashing_at``).
+right before a chosen git command or file rename (``helpers.crash.run_sync_crashing_at``).
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers_crash import MUTATIONS, RENAMES, fsck, git_env, run_sync_crashing_at
-from helpers_remote import git, meet
-from helpers_twoway import SARAH, SARAH_DIR, Env, body_of, set_body
+from helpers.crash import MUTATIONS, RENAMES, fsck, git_env, run_sync_crashing_at
+from helpers.remote import git, meet
+from helpers.twoway import SARAH, SARAH_DIR, Env, body_of, set_body
 
 from vaultsync.model import ExitCode
 

@@ -24,9 +24,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import helpers_inputs
 import pytest
-from helpers_twoway import (
+from helpers import inputs
+from helpers.twoway import (
     MIGUEL,
     SARAH,
     SARAH_DIR,
@@ -464,9 +464,9 @@ def forty_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("forty-template")
     with pytest.MonkeyPatch.context() as mp:
         isolate_git(mp.setenv, root / "git-env", NORA)
-        env = helpers_inputs.make_env(root)
+        env = inputs.make_env(root)
         for n, rel in enumerate(PEOPLE):
-            facts = [helpers_inputs.fact(f"p{n:02d}-{i}", f"Keeps notebook {i}") for i in range(FACTS_PER_ENTITY)]
+            facts = [inputs.fact(f"p{n:02d}-{i}", f"Keeps notebook {i}") for i in range(FACTS_PER_ENTITY)]
             env.entity(rel, facts, f"# P{n:02d}\n\nA person on the list.\n")
         report = env.sync()
         assert report.exit_code == ExitCode.CLEAN, report.to_json()
@@ -474,7 +474,7 @@ def forty_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def forty(forty_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> helpers_inputs.Env:
+def forty(forty_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> inputs.Env:
     """A private copy of the forty-unit setup (same base and git history), with its own config."""
     isolate_git(monkeypatch.setenv, tmp_path / "git-env", NORA)
     root = tmp_path / "env"
@@ -483,10 +483,10 @@ def forty(forty_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     cfg = replace(old, workspace=root / "workspace", life=root / "life", vault=root / "vault")
     (root / "config.toml").write_text(configmod.dumps(cfg), encoding="utf-8")
     cfg = configmod.load(root / "config.toml")
-    return helpers_inputs.Env(root, cfg.workspace, cfg.life, cfg.vault, cfg)
+    return inputs.Env(root, cfg.workspace, cfg.life, cfg.vault, cfg)
 
 
-def set_safety(env: helpers_inputs.Env, share: float, count: int) -> None:
+def set_safety(env: inputs.Env, share: float, count: int) -> None:
     """Write the thresholds into the config file and load it back, as a person editing [safety] would."""
     path = env.root / "config.toml"
     path.write_text(configmod.dumps(replace(env.cfg, safety=Safety(share, count))), encoding="utf-8")
@@ -494,7 +494,7 @@ def set_safety(env: helpers_inputs.Env, share: float, count: int) -> None:
     assert env.cfg.safety == Safety(share, count)
 
 
-def person_deletes_notes(env: helpers_inputs.Env, n: int) -> list[str]:
+def person_deletes_notes(env: inputs.Env, n: int) -> list[str]:
     """The person deletes ``n`` fact notes in Obsidian; returns their fact ids (memory would lose n units)."""
     notes = sorted((env.vault / "2 Areas" / "people").glob("*/facts/*.md"))[:n]
     for note in notes:
@@ -502,7 +502,7 @@ def person_deletes_notes(env: helpers_inputs.Env, n: int) -> list[str]:
     return [note.stem for note in notes]
 
 
-def agent_deletes(env: helpers_inputs.Env, n: int) -> list[str]:
+def agent_deletes(env: inputs.Env, n: int) -> list[str]:
     """The agent deletes whole entity folders (4 units each) and then single facts: n units leave the vault.
 
     Returns the vault notes that would go.
@@ -519,7 +519,7 @@ def agent_deletes(env: helpers_inputs.Env, n: int) -> list[str]:
         rel = rels[whole]
         slug = rel.rsplit("/", 1)[1]
         items = env.items(rel)
-        env.write(env.life / rel / "items.json", helpers_inputs.dumps(items[single:]))
+        env.write(env.life / rel / "items.json", inputs.dumps(items[single:]))
         gone += [f"2 Areas/people/{slug}/facts/{slug}-{i}.md" for i in range(single)]
     return gone
 
@@ -537,7 +537,7 @@ THRESHOLDS = [
 @pytest.mark.parametrize(("share", "count", "n", "stops"), THRESHOLDS)
 @pytest.mark.parametrize("who", ["person-deletes-notes", "agent-deletes-entities"])
 def test_mass_delete_guard_thresholds(
-    forty: helpers_inputs.Env, who: str, share: float, count: int, n: int, stops: bool
+    forty: inputs.Env, who: str, share: float, count: int, n: int, stops: bool
 ) -> None:
     """The guard stops only above both ``max_delete_share`` and ``max_delete_count``, each checked strictly.
 
@@ -571,7 +571,7 @@ def test_mass_delete_guard_thresholds(
         assert env.git("status", "--porcelain") == ""
 
 
-def test_yes_confirms_a_mass_delete_in_process_and_on_the_command_line(forty: helpers_inputs.Env) -> None:
+def test_yes_confirms_a_mass_delete_in_process_and_on_the_command_line(forty: inputs.Env) -> None:
     """``PassOptions(confirm_deletes=True)`` and ``vaultsync sync --yes`` are the person's "yes, I meant it".
 
     The CLI is run as a real process on the same vault: without --yes it stops (exit 4, "stopped:" on stdout),

@@ -9,11 +9,11 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from helpers_inputs import Env, assert_exit, dumps, fact, make_env
+from helpers.inputs import Env, assert_exit, dumps, fact, make_env
 
 from vaultsync.model import ExitCode
 
-TOKEN = "ghp_" + "Q7w8E9r0" * 5  # assembled at run time, see tests/test_secrets.py
+TOKEN = "ghp_" + "Q7w8E9r0" * 5  # assembled at run time, see tests/git/test_secrets.py
 REL = "areas/people/dev"
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers_inputs import Env, assert_exit, assert_quiet_second_pass, dumps, edit_body, errors, fact, make_env
+from helpers.inputs import Env, assert_exit, assert_quiet_second_pass, dumps, edit_body, errors, fact, make_env
 
 from vaultsync.model import ExitCode
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers_twoway import ATLAS, NOW, SARAH, TODAY, Env
+from helpers.twoway import ATLAS, NOW, SARAH, TODAY, Env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -243,7 +243,7 @@ def test_no_change_pass_does_not_load_markdown_it(env: Env) -> None:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One index over vault-example for the property test (building it per example would be slow)."""
-    from helpers_twoway import build_synced, isolate_git
+    from helpers.twoway import build_synced, isolate_git
 
     root = tmp_path_factory.mktemp("recall-built")
     with pytest.MonkeyPatch.context() as mp:

@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers_twoway import isolate_git
+from helpers import REPO
+from helpers.twoway import isolate_git
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
 from recall import evaluate
 

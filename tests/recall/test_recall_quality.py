@@ -5,7 +5,7 @@ a ranking change that loses answers fails here. The same kind of set over the ge
 
 from __future__ import annotations
 
-from helpers_twoway import Env
+from helpers.twoway import Env
 
 from vaultsync.app.recall import RecallOptions, recall
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from datetime import date
 
-from helpers_twoway import NOW, TODAY, Env
+from helpers.twoway import NOW, TODAY, Env
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers import REPO
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,7 +24,7 @@ from vaultsync.state.recall import DOC_FIELDS
 from vaultsync.write_path import recall_docs
 from vaultsync.write_path.recall_refresh import refresh
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "vault-example"
+EXAMPLE = REPO / "vault-example"
 ATLAS = "projects/project-atlas"
 READING = "resources/reading-list"  # a summary.md and no items.json
 

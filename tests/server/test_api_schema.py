@@ -5,8 +5,8 @@ declares."""
 from __future__ import annotations
 
 import schemathesis
-from helpers_server import AUTH, running_server
-from helpers_twoway import Env
+from helpers.server import AUTH, running_server
+from helpers.twoway import Env
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (

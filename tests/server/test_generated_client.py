@@ -12,8 +12,8 @@ from types import ModuleType
 
 import httpx
 import pytest
-from helpers_server import TOKEN, running_server
-from helpers_twoway import SARAH, Env
+from helpers.server import TOKEN, running_server
+from helpers.twoway import SARAH, Env
 
 PACKAGE = "vaultsync_api_client"
 

@@ -11,8 +11,8 @@ from urllib.parse import unquote
 
 import pytest
 from fastapi.testclient import TestClient
-from helpers_server import AUTH, TOKEN
-from helpers_twoway import SARAH, SARAH_DIR, Env
+from helpers.server import AUTH, TOKEN
+from helpers.twoway import SARAH, SARAH_DIR, Env
 
 from vaultsync.server.http import create_app
 from vaultsync.state.files import StateFiles

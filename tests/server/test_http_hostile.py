@@ -9,8 +9,8 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
-from helpers_server import AUTH, running_server
-from helpers_twoway import SARAH, Env
+from helpers.server import AUTH, running_server
+from helpers.twoway import SARAH, Env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

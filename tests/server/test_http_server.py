@@ -12,8 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
-from helpers_server import AUTH, TOKEN, running_server
-from helpers_twoway import SARAH, SARAH_DIR, Env
+from helpers.server import AUTH, TOKEN, running_server
+from helpers.twoway import SARAH, SARAH_DIR, Env
 
 from vaultsync.state.files import StateFiles
 

@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Any
 
-from helpers_twoway import SARAH, SARAH_DIR, Env
+from helpers.twoway import SARAH, SARAH_DIR, Env
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.types import Implementation

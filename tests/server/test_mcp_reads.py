@@ -12,7 +12,7 @@ import sys
 from datetime import date
 from typing import Any
 
-from helpers_twoway import SARAH, Env
+from helpers.twoway import SARAH, Env
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 

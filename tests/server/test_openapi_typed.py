@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from helpers_server import AUTH, TOKEN
-from helpers_twoway import SARAH, Env
+from helpers.server import AUTH, TOKEN
+from helpers.twoway import SARAH, Env
 
 from vaultsync.server.http import create_app
 

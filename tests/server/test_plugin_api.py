@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from helpers_server import AUTH, running_server
-from helpers_twoway import SARAH, SARAH_DIR, Env, props_of, set_prop
+from helpers.server import AUTH, running_server
+from helpers.twoway import SARAH, SARAH_DIR, Env, props_of, set_prop
 
 NOTE = f"{SARAH_DIR}/facts/sarah-chen-004.md"
 

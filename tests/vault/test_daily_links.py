@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers_twoway import Env, props_of
+from helpers.twoway import Env, props_of
 
 from vaultsync.vault.links import link_target
 

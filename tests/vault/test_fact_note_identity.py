@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from helpers_twoway import SARAH, SARAH_DIR, Env, props_of, replace_text, set_prop
+from helpers.twoway import SARAH, SARAH_DIR, Env, props_of, replace_text, set_prop
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from helpers_twoway import SARAH, SARAH_DIR, Env, body_of, props_of, set_body, set_prop
+from helpers.twoway import SARAH, SARAH_DIR, Env, body_of, props_of, set_body, set_prop
 
 from vaultsync import cli
 from vaultsync import config as configmod

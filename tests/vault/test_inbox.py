@@ -6,7 +6,7 @@ back to items.json.
 from __future__ import annotations
 
 import yaml
-from helpers_twoway import SARAH, SARAH_DIR, Env
+from helpers.twoway import SARAH, SARAH_DIR, Env
 
 
 def test_a_proposed_fact_waits_in_the_inbox_until_accepted(env: Env) -> None:

@@ -7,12 +7,12 @@ nothing the agent or the person wrote is emptied, doubled or turned into somethi
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
-from helpers_twoway import ATLAS, ATLAS_DIR, SARAH, SARAH_DIR, Env, join, props_of, replace_text, set_body, split
+from helpers import REPO
+from helpers.twoway import ATLAS, ATLAS_DIR, SARAH, SARAH_DIR, Env, join, props_of, replace_text, set_body, split
 
-TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
+TEMPLATES = REPO / "templates"
 
 
 @pytest.mark.parametrize("batch", [0, 1])

@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from helpers_e2e import make_env
-from helpers_twoway import SARAH, SARAH_DIR, TODAY, Env, props_of, set_prop
+from helpers import REPO
+from helpers.e2e import make_env
+from helpers.twoway import SARAH, SARAH_DIR, TODAY, Env, props_of, set_prop
 
 from vaultsync.model import ExitCode
 from vaultsync.text.yamlcore import parse_properties, split_note
 
-TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
+TEMPLATES = REPO / "templates"
 CONFLICT_MARK = ".vaultsync-conflict-"
 
 

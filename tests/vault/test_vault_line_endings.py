@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from helpers_twoway import SARAH, SARAH_DIR, Env
+from helpers.twoway import SARAH, SARAH_DIR, Env
 
 
 def _to_crlf(env: Env) -> None:

@@ -10,10 +10,10 @@ from datetime import datetime
 from pathlib import Path
 
 from fastapi.testclient import TestClient
-from helpers_e2e import git
-from helpers_remote import meet
-from helpers_server import AUTH, TOKEN
-from helpers_twoway import AGENT_NAME, SARAH, SARAH_DIR, TODAY, Env, set_body
+from helpers.e2e import git
+from helpers.remote import meet
+from helpers.server import AUTH, TOKEN
+from helpers.twoway import AGENT_NAME, SARAH, SARAH_DIR, TODAY, Env, set_body
 
 from vaultsync.app import memory
 from vaultsync.app.janitor import janitor
