@@ -5,8 +5,10 @@ Everything here works on real files and a real git repository; nothing of vaults
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,6 +79,18 @@ def tree_bytes(root: Path, exclude: Iterable[str] = (".git",)) -> dict[str, byte
 def tree_stat(root: Path, exclude: Iterable[str] = (".git",)) -> dict[str, tuple[int, bytes]]:
     """Modification time (ns) and bytes of every file: a rewrite with equal bytes still shows."""
     return {p.relative_to(root).as_posix(): (p.stat().st_mtime_ns, p.read_bytes()) for p in files_under(root, exclude)}
+
+
+def run_vaultsync(*args: str, env: dict[str, str] | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    """The real program in a subprocess, as a person runs it; ``env`` is added to this process's environment."""
+    return subprocess.run(
+        [sys.executable, "-m", "vaultsync.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
 
 
 def git(repo: Path, *args: str) -> str:

@@ -163,6 +163,15 @@ def second_env(env: Env, name: str) -> Env:
     return Env(env.root, env.workspace, env.life, vault.resolve(), configmod.load(cfg_path))
 
 
+def first_pass_clean(env: Env) -> dict[str, bytes]:
+    """Run the first pass, check it is clean and left the memory tree byte-identical; return the vault."""
+    before = env.memory()
+    report = env.sync()
+    assert_exit(report, ExitCode.CLEAN)
+    assert env.memory() == before
+    return env.vault_files()
+
+
 def errors(report: Report) -> list[Problem]:
     return [p for p in report.problems if p.severity is Severity.ERROR]
 

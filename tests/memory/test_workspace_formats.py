@@ -3,7 +3,7 @@
 Every fixture is made up here, in the shapes found in public agent workspaces: items.json as a bare array or as
 a wrapper object, facts without ids, snake_case ``superseded_by`` holding free text, ``supersededBy: null``,
 ``date`` instead of ``timestamp``, statuses beyond active/superseded, extra keys of every JSON type, ids reused
-across entities, Chinese text, BOM and CRLF files, a large fact file, and the files that are not facts at all
+across entities, Chinese text, a large fact file, and the files that are not facts at all
 (``life/index.md``, ``items.yaml``, daily notes kept inside an entity folder).
 """
 
@@ -19,11 +19,11 @@ from helpers.inputs import (
     Env,
     assert_exit,
     assert_quiet_second_pass,
-    dumps,
     edit_body,
     entity_note,
     errors,
     fact,
+    first_pass_clean,
     json_type_equal,
     make_env,
     problems_for,
@@ -33,15 +33,6 @@ from helpers.inputs import (
 from vaultsync.model import ExitCode, Severity
 
 AREAS = "2 Areas"
-
-
-def synced(env: Env) -> dict[str, bytes]:
-    """Run the first pass, check it is clean and left the memory tree byte-identical; return the vault."""
-    before = env.memory()
-    report = env.sync()
-    assert_exit(report, ExitCode.CLEAN)
-    assert env.memory() == before
-    return env.vault_files()
 
 
 def managed(files: dict[str, bytes]) -> dict[str, str]:
@@ -62,7 +53,7 @@ def test_bare_array_renders_exact_notes_and_round_trips(tmp_path: Path) -> None:
         "# Sarah Okafor\n\nDesign lead, met through the studio.\n",
     )
 
-    vault = managed(synced(env))
+    vault = managed(first_pass_clean(env))
 
     facts_dir = f"{AREAS}/people/sarah/facts"
     assert vault == {
@@ -114,7 +105,7 @@ def test_wrapper_entity_facts_keeps_wrapper_and_uses_its_name(tmp_path: Path) ->
     }
     env.entity("areas/companies/northwind", doc)
 
-    vault = managed(synced(env))
+    vault = managed(first_pass_clean(env))
 
     facts_dir = f"{AREAS}/companies/northwind/facts"
     assert vault == {
@@ -168,7 +159,7 @@ def test_wrapper_type_name_items_gives_the_display_name_without_summary(tmp_path
     }
     env.entity("projects/garden", doc)
 
-    files = synced(env)
+    files = first_pass_clean(env)
     vault = managed(files)
 
     note_names = [k for k in vault if k.startswith("1 Projects/garden/facts/")]
@@ -214,7 +205,7 @@ def test_facts_without_ids_get_stable_names_without_touching_items_json(tmp_path
     env = make_env(tmp_path)
     env.entity("areas/people/anna", {"type": "person", "name": "Anna K", "items": _idless_items()})
 
-    first = synced(env)
+    first = first_pass_clean(env)
     names = sorted(k for k in first if k.startswith(f"{AREAS}/people/anna/facts/"))
     assert len(names) == 4, names
     assert len({n.lower() for n in names}) == 4
@@ -238,7 +229,7 @@ def test_facts_without_ids_get_stable_names_without_touching_items_json(tmp_path
 def test_idless_fact_edited_in_the_vault_keeps_its_note_and_gets_no_id(tmp_path: Path) -> None:
     env = make_env(tmp_path)
     env.entity("areas/people/anna", _idless_items()[:2])
-    first = synced(env)
+    first = first_pass_clean(env)
     names = sorted(k for k in first if "/facts/" in k)
     wake = next(n for n in names if "Wakes up at 7 AM" in first[n].decode())
 
@@ -278,7 +269,7 @@ def test_superseded_by_free_text_stays_text(tmp_path: Path) -> None:
     }
     env.entity("projects/data-feeds", items)
 
-    vault = managed(synced(env))
+    vault = managed(first_pass_clean(env))
 
     facts = "1 Projects/data-feeds/facts"
     assert vault[f"{facts}/df-1.md"] == (
@@ -335,7 +326,7 @@ def test_superseded_by_null_is_hidden_in_the_note_and_kept_in_items_json(tmp_pat
     ]
     env.entity("resources/delivery-check", items)
 
-    vault = managed(synced(env))
+    vault = managed(first_pass_clean(env))
 
     facts = "3 Resources/delivery-check/facts"
     assert vault[f"{facts}/9876543210123456.md"] == (
@@ -375,7 +366,7 @@ def test_superseded_by_written_as_a_link_by_the_agent_survives_an_idle_pass(tmp_
     ]
     folder = env.entity("projects/plans", items)
     raw = (folder / "items.json").read_bytes()
-    synced(env)
+    first_pass_clean(env)
 
     env.sync()  # nothing edited on either side
 
@@ -412,7 +403,7 @@ def test_date_key_and_complete_status_are_kept(tmp_path: Path) -> None:
     }
     env.entity("projects/model-lab", doc)
 
-    vault = managed(synced(env))
+    vault = managed(first_pass_clean(env))
 
     note = vault["1 Projects/model-lab/facts/ml-002.md"]
     assert note == (
@@ -466,7 +457,7 @@ EXTRA = {
 def _extra_env(tmp_path: Path) -> tuple[Env, str, bytes]:
     env = make_env(tmp_path)
     env.entity("areas/people/rui", [fact("rui-001", "Rui plays five-a-side on Tuesdays", **EXTRA)], "# Rui\n")
-    synced(env)
+    first_pass_clean(env)
     return env, f"{AREAS}/people/rui/facts/rui-001.md", (env.life / "areas/people/rui/items.json").read_bytes()
 
 
@@ -564,7 +555,7 @@ def test_ids_reused_across_entities_link_by_path(tmp_path: Path) -> None:
             f"# {name}\n",
         )
 
-    vault = managed(synced(env))
+    vault = managed(first_pass_clean(env))
 
     for slug, name in (("ines", "Ines"), ("tomas", "Tomas")):
         facts = f"{AREAS}/people/{slug}/facts"
@@ -606,7 +597,7 @@ def test_chinese_names_text_and_mentions(tmp_path: Path) -> None:
     )
     env.daily("2026-03-26.md", "# 2026-03-26 日志\n\n## 重大发现\n- 子代理设置一直没用到\n")
 
-    vault = managed(synced(env))
+    vault = managed(first_pass_clean(env))
 
     assert vault["Daily/2026-03-26.md"] == "# 2026-03-26 日志\n\n## 重大发现\n- 子代理设置一直没用到\n"
     assert vault[f"{AREAS}/people/李伟/facts/lw-001.md"] == (
@@ -643,60 +634,6 @@ def test_chinese_names_text_and_mentions(tmp_path: Path) -> None:
     assert (env.life / "projects/回测平台/items.json").read_bytes() == raw.replace("三月".encode(), "四月".encode())
 
 
-# -- BOM and CRLF ------------------------------------------------------------------------------------------
-def test_bom_and_crlf_files_stay_byte_identical_and_edits_keep_them(tmp_path: Path) -> None:
-    env = make_env(tmp_path)
-    items = dumps(
-        [fact("dana-001", "Dana runs the Thursday book club"), fact("dana-002", "Dana prefers email")],
-        bom=True,
-        crlf=True,
-    )
-    summary = "\ufeff# Dana Reyes\r\n\r\nNeighbour and book club host.\r\n".encode()
-    folder = env.entity("areas/people/dana", items, summary)
-
-    files = synced(env)
-    assert (folder / "items.json").read_bytes() == items
-    assert (folder / "summary.md").read_bytes() == summary
-    assert "Dana runs the Thursday book club\n" in files[f"{AREAS}/people/dana/facts/dana-001.md"].decode()
-    assert "Neighbour and book club host." in files[f"{AREAS}/people/dana/dana.md"].decode()
-    assert "\ufeff" not in files[f"{AREAS}/people/dana/dana.md"].decode()
-    assert_quiet_second_pass(env)
-
-    edit_body(env, f"{AREAS}/people/dana/facts/dana-001.md", "Thursday", "Friday")
-    edit_body(env, f"{AREAS}/people/dana/dana.md", "book club host", "book club founder")
-    assert_exit(env.sync(), ExitCode.CLEAN)
-
-    assert (folder / "items.json").read_bytes() == items.replace(b"Thursday", b"Friday")
-    assert (folder / "summary.md").read_bytes() == summary.replace(b"book club host", b"book club founder")
-    assert_quiet_second_pass(env)
-
-
-def test_crlf_summary_with_frontmatter_keeps_crlf_when_edited(tmp_path: Path) -> None:
-    env = make_env(tmp_path)
-    summary = "\ufeff---\r\naliases:\r\n  - Dee\r\nsince: 2019\r\n---\r\n# Dana Reyes\r\n\r\nLikes tea.\r\n".encode()
-    folder = env.entity("areas/people/dana", [fact("dana-001", "Dana runs the book club")], summary)
-    synced(env)
-    assert (folder / "summary.md").read_bytes() == summary
-
-    edit_body(env, f"{AREAS}/people/dana/dana.md", "Likes tea", "Likes green tea")
-    assert_exit(env.sync(), ExitCode.CLEAN)
-
-    assert (folder / "summary.md").read_bytes() == summary.replace(b"Likes tea", b"Likes green tea")
-
-
-def test_crlf_summary_keeps_crlf_when_obsidian_saves_the_note_with_lf(tmp_path: Path) -> None:
-    env = make_env(tmp_path)
-    summary = "\ufeff# Dana Reyes\r\n\r\nNeighbour and book club host.\r\n".encode()
-    folder = env.entity("areas/people/dana", [fact("dana-001", "Dana runs the book club")], summary)
-    synced(env)
-
-    note = env.vault / f"{AREAS}/people/dana/dana.md"
-    note.write_bytes(note.read_bytes().replace(b"\r\n", b"\n").replace(b"book club host", b"book club founder"))
-    assert_exit(env.sync(), ExitCode.CLEAN)
-
-    assert (folder / "summary.md").read_bytes() == summary.replace(b"book club host", b"book club founder")
-
-
 # -- scale -------------------------------------------------------------------------------------------------
 def test_large_items_json_syncs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Durability is not what this test is about, and 10,000 fsyncs would dominate its run time.
@@ -715,7 +652,7 @@ def test_large_items_json_syncs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     env.entity("resources/warehouse-log", items, "# Warehouse Log\n")
 
     start = time.monotonic()
-    files = synced(env)
+    files = first_pass_clean(env)
     elapsed = time.monotonic() - start
 
     facts = {k for k in files if k.startswith("3 Resources/warehouse-log/facts/")}
