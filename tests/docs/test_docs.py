@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from helpers import REPO
 
+from vaultsync.git import run as gitrun
 from vaultsync.model import ExitCode
 
 DOCS = REPO / "docs"
@@ -246,3 +247,15 @@ def test_the_folder_map_names_what_is_there() -> None:
     folders = sorted(p.name for p in package.iterdir() if (p / "__init__.py").is_file())
     unmapped = [f for f in folders if f not in named]
     assert not unmapped, f"docs/architecture.md's folder map leaves out vaultsync/{unmapped}"
+
+
+def test_the_wait_for_a_git_lock_is_the_one_the_docs_state() -> None:
+    """Tests of a stale lock shorten the wait (the ``short_lock_wait`` fixture), so the figure a person reads in
+    safety.md and two-way.md is held to the code here."""
+    sentences = {
+        "safety.md": r"index\.lock`,\s+vaultsync\s+retries\s+for\s+up\s+to\s+(\d+)\s+seconds",
+        "two-way.md": r"vaultsync\s+waits\s+up\s+to\s+(\d+)\s+seconds\s+for\s+another\s+git\s+process",
+    }
+    for page, sentence in sentences.items():
+        stated = re.findall(sentence, (DOCS / page).read_text(encoding="utf-8"))
+        assert [float(n) for n in stated] == [gitrun.LOCK_WAIT_SECONDS], (page, stated)

@@ -143,6 +143,7 @@ def test_a_vault_with_notes_already_is_not_a_first_import(tmp_path: Path, monkey
         assert "She is organised and direct" in text, f"the agent's text is missing from {path}"
 
 
+@pytest.mark.usefixtures("short_lock_wait")
 @pytest.mark.parametrize("tree", ["example", "generated"])
 def test_a_killed_import_is_finished_by_the_next_pass(
     generated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tree: str

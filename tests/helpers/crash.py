@@ -441,6 +441,15 @@ sys.addaudithook(hook)
 from vaultsync.cli import main
 sys.exit(main(sys.argv[1:]))
 """
+# Run in the child instead of ``-m vaultsync.cli``: the same command line, waiting argv[1] seconds for a git lock.
+LOCK_WAIT_BOOT = r"""
+import sys
+from vaultsync.git import run
+run.LOCK_WAIT_SECONDS = float(sys.argv[1])
+from vaultsync.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+SHORT_LOCK_WAIT = 0.5  # seconds; see the short_lock_wait fixture in conftest.py
 # os.replace and shutil.move raise "os.rename"; unlink raises "os.remove"; every git call starts with Popen.
 # vaultsync raises "vaultsync.exchange" before it swaps a staged file in with renameat2(RENAME_EXCHANGE), and
 # "vaultsync.place" before it names a new file with renameat2(RENAME_NOREPLACE).
@@ -465,15 +474,23 @@ def sync_argv(config: Path, batch: int | None = None) -> list[str]:
     return ["sync", "--json", "--config", str(config), *([] if batch is None else ["--batch", str(batch)])]
 
 
-def run_sync(config: Path, env: dict[str, str], kill_after: float | None = None, batch: int | None = None) -> Outcome:
+def run_sync(
+    config: Path,
+    env: dict[str, str],
+    kill_after: float | None = None,
+    batch: int | None = None,
+    lock_wait: float | None = None,
+) -> Outcome:
     """One ``vaultsync sync`` in its own session; with ``kill_after``, SIGKILL its process group after that long.
 
     The kill goes to the group, not only the pid, so a ``git commit`` the pass started dies with it, as when
-    the OOM killer or ``systemctl kill --signal=KILL`` ends the whole service.
+    the OOM killer or ``systemctl kill --signal=KILL`` ends the whole service. With ``lock_wait``, the child
+    waits that long for a git lock instead of ``LOCK_WAIT_SECONDS`` (the ``short_lock_wait`` fixture's reason).
     """
     start = time.monotonic()
+    program = ["-m", "vaultsync.cli"] if lock_wait is None else ["-c", LOCK_WAIT_BOOT, str(lock_wait)]
     child = subprocess.Popen(
-        [sys.executable, "-m", "vaultsync.cli", *sync_argv(config, batch)],
+        [sys.executable, *program, *sync_argv(config, batch)],
         env=env,
         cwd=config.parent,
         stdout=subprocess.PIPE,

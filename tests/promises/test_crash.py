@@ -32,6 +32,7 @@ from helpers.crash import (
     CONFLICT_MARK,
     MUTATIONS,
     RENAMES,
+    SHORT_LOCK_WAIT,
     Oracle,
     RunResult,
     Step,
@@ -213,14 +214,15 @@ def test_kill_before_every_step(
 # -- a stale git lock ----------------------------------------------------------------------------------------
 def test_stale_index_lock_is_reported_not_deleted(oracle: Oracle, tmp_path: Path) -> None:
     """What a git killed mid-commit leaves: ``.git/index.lock``. vaultsync cannot tell it from obsidian-git's live
-    lock, and deleting another process's lock could corrupt the index: it waits (10 s), stops before writing
-    (exit 4), names the file and leaves it. Once the person removes it, one pass does everything."""
+    lock, and deleting another process's lock could corrupt the index: it waits (``LOCK_WAIT_SECONDS``, shortened
+    here), stops before writing (exit 4), names the file and leaves it. Once the person removes it, one pass does
+    everything."""
     env = clone(oracle.pending, tmp_path / "run")
     lock = env.vault / ".git" / "index.lock"
     lock.write_bytes((env.vault / ".git" / "index").read_bytes()[:100])  # half written, as a kill leaves it
     head = env.head()
 
-    outcome = run_sync(env.config_path, oracle.git_env)
+    outcome = run_sync(env.config_path, oracle.git_env, lock_wait=SHORT_LOCK_WAIT)
 
     report = outcome.report()
     assert outcome.returncode == 4, outcome.stdout

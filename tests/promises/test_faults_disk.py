@@ -127,6 +127,7 @@ def test_a_full_disk_stops_cleanly_and_the_next_pass_finishes(
         assert env.git("status", "--porcelain") == ""
 
 
+@pytest.mark.usefixtures("short_lock_wait")
 @pytest.mark.parametrize("lock", ["refs/heads/{branch}.lock", "index.lock"])
 def test_a_stale_git_lock_leaves_nothing_staged(env: Env, lock: str) -> None:
     note = env.vault / "Daily" / "2026-12-01.md"
