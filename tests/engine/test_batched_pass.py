@@ -33,9 +33,9 @@ EVERY_EDIT = {**SCOPED, **WIDENED}
 
 
 @pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
+def env(synced_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
     isolate_git(monkeypatch.setenv, tmp_path / "git-env")
-    return settled(tmp_path / "setup")
+    return settled(synced_template, tmp_path / "setup")
 
 
 def shown(report: Report, env: Env) -> dict[str, Any]:
@@ -220,11 +220,15 @@ def test_batches_with_nothing_to_write_are_read_once(env: Env, tmp_path: Path, m
     batch=st.integers(min_value=1, max_value=4),
 )
 def test_rounds_of_mixed_edits_end_as_whole_passes_would(
-    rounds: list[list[str]], batch: int, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    rounds: list[list[str]],
+    batch: int,
+    synced_template: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     tmp = tmp_path_factory.mktemp("rounds")
     isolate_git(monkeypatch.setenv, tmp / "git-env")
-    env = settled(tmp / "setup")
+    env = settled(synced_template, tmp / "setup")
     for n, names in enumerate(rounds):
         apply_edits(env, names)
         options = {"confirm_deletes": True, "now": lambda n=n: NOW.replace(minute=n)}

@@ -34,9 +34,9 @@ SARAH_ITEMS = f"life/{SARAH}/items.json"
 
 
 @pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
+def env(synced_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
     isolate_git(monkeypatch.setenv, tmp_path / "git-env")
-    return settled(tmp_path / "setup")
+    return settled(synced_template, tmp_path / "setup")
 
 
 def _texts(env: Env, vault_dir: str) -> str:
@@ -79,9 +79,11 @@ def test_a_remember_leaves_what_it_did_not_look_at_to_the_next_sync(env: Env) ->
     assert again.quick or not again.actions, again.actions
 
 
-def test_the_named_file_alone_ends_as_the_whole_walk_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_named_file_alone_ends_as_the_whole_walk_does(
+    synced_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     isolate_git(monkeypatch.setenv, tmp_path / "git-env")
-    named, walked = settled(tmp_path / "named"), settled(tmp_path / "walked")
+    named, walked = settled(synced_template, tmp_path / "named"), settled(synced_template, tmp_path / "walked")
     heads = {}
     for env in (named, walked):
         heads[env.root] = env.head()

@@ -56,9 +56,9 @@ from vaultsync.model import Report
 
 
 @pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
+def env(synced_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
     isolate_git(monkeypatch.setenv, tmp_path / "git-env")
-    return settled(tmp_path / "setup")
+    return settled(synced_template, tmp_path / "setup")
 
 
 def run_both(env: Env, tmp_path: Path, **options: Any) -> tuple[Report, Report]:
@@ -290,12 +290,15 @@ def test_standing_problems_let_a_pass_settle_and_are_said_on_every_pass(env: Env
 @rounds_settings("VAULTSYNC_SCOPED_EXAMPLES", 6)
 @given(rounds=st.lists(st.lists(st.sampled_from(sorted(EDITS)), min_size=1, max_size=3), min_size=1, max_size=3))
 def test_rounds_of_mixed_edits_end_as_full_passes_would(
-    rounds: list[list[str]], tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    rounds: list[list[str]],
+    synced_template: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Each round applies a few edits (those that no longer apply are skipped), then compares with a full pass."""
     tmp = tmp_path_factory.mktemp("rounds")
     isolate_git(monkeypatch.setenv, tmp / "git-env")
-    env = settled(tmp / "setup")
+    env = settled(synced_template, tmp / "setup")
     for n, names in enumerate(rounds):
         apply_edits(env, names)
         run_both(env, tmp, confirm_deletes=True, now=lambda n=n: NOW.replace(minute=n))

@@ -1,9 +1,9 @@
 """The quick check: a pass after a settled one reads nothing when nothing changed, and misses no change.
 
-Each test starts from vault-example synced twice in place (the second pass records the snapshot with every
-file old enough to be trusted by its stat), then changes one thing on one side and checks that the pass is a
-full one and carries the change, or that it is quick and writes nothing. The edits that matter most are the
-ones a stat cache can miss: same size, same mtime.
+Each test starts from a copy of vault-example synced, synced again once every file is aged (that pass records
+the snapshot with every file old enough to be trusted by its stat), then changes one thing on one side and
+checks that the pass is a full one and carries the change, or that it is quick and writes nothing. The edits
+that matter most are the ones a stat cache can miss: same size, same mtime.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from helpers.settled import age_everything
-from helpers.twoway import LIWEI_DIR, SARAH, SARAH_DIR, Env, body_of, build_synced, isolate_git, set_prop
+from helpers.twoway import LIWEI_DIR, SARAH, SARAH_DIR, Env, body_of, clone, isolate_git, set_prop
 
 from vaultsync.engine.quick import Places
 from vaultsync.git.index import blob_id
@@ -24,9 +24,9 @@ from vaultsync.state.stat_walk import RACY_NS, aged_stat, walk_memory
 
 
 @pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
+def env(synced_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
     isolate_git(monkeypatch.setenv, tmp_path / "git-env")
-    env = build_synced(tmp_path / "setup")
+    env = clone(synced_template, tmp_path / "setup")
     age_everything(env)
     assert not env.sync().quick, "the pass after aging must rescan: stats changed"
     return env

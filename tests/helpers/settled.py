@@ -1,8 +1,8 @@
 """A settled setup and the edits the scoped and batched comparisons make on it.
 
-``settled`` is vault-example synced, every file aged (so the snapshot trusts stats) and synced again until a pass
-is quick. The edits are named, so a hypothesis round can draw them by name, and a run of them ends as a full
-pass would (``tests/engine/test_scoped.py`` and ``test_batched_pass.py`` compare both).
+``settled`` is a copy of vault-example synced, every file aged (so the snapshot trusts stats) and synced again
+until a pass is quick. The edits are named, so a hypothesis round can draw them by name, and a run of them ends
+as a full pass would (``tests/engine/test_scoped.py`` and ``test_batched_pass.py`` compare both).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from helpers.twoway import (
     SARAH,
     SARAH_DIR,
     Env,
-    build_synced,
+    clone,
     replace_text,
     set_prop,
 )
@@ -46,8 +46,11 @@ def age_everything(env: Env) -> None:
 Edit = Callable[[Env], None]
 
 
-def settled(root: Path) -> Env:
-    env = build_synced(root)
+def settled(template: Path, root: Path) -> Env:
+    """A copy of ``template`` (conftest's ``synced_template``: vault-example after one clean first pass) at
+    ``root``, every file aged, synced until a pass is quick. The copy's first pass is a full one: its snapshot
+    belongs to the template's configuration."""
+    env = clone(template, root)
     age_everything(env)
     env.sync()
     assert env.sync().quick, "the setup did not settle"

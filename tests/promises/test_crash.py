@@ -57,9 +57,7 @@ from helpers.twoway import (
     SARAH_DIR,
     Env,
     body_of,
-    build_synced,
     clone,
-    isolate_git,
     set_body,
 )
 
@@ -239,19 +237,10 @@ def test_stale_index_lock_is_reported_not_deleted(oracle: Oracle, tmp_path: Path
 
 
 # -- deterministic kill points: the bugs the kill runs found, and the places they used to be ------------------
-@pytest.fixture(scope="module")
-def small_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """vault-example after one clean pass: the smallest setup each case shows on."""
-    root = tmp_path_factory.mktemp("crash-small")
-    with pytest.MonkeyPatch.context() as mp:
-        isolate_git(mp.setenv, root / "git-env")
-        build_synced(root / "setup")
-    return root / "setup"
-
-
 @pytest.fixture
-def small(small_template: Path, tmp_path: Path) -> tuple[Env, dict[str, str]]:
-    return clone(small_template, tmp_path / "setup"), git_env(tmp_path / "child-git")
+def small(synced_template: Path, tmp_path: Path) -> tuple[Env, dict[str, str]]:
+    """vault-example after one clean pass (conftest's): the smallest setup each case shows on."""
+    return clone(synced_template, tmp_path / "setup"), git_env(tmp_path / "child-git")
 
 
 Pick = Callable[[list[Step]], Step]
