@@ -1,11 +1,14 @@
-"""Fixtures shared by the test modules that start from vault-example after one clean first pass."""
+"""Fixtures shared by the test modules: vault-example after one clean first pass, and a short wait for git's lock."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from helpers_twoway import Env, build_synced, clone, isolate_git
+from helpers.crash import SHORT_LOCK_WAIT
+from helpers.twoway import Env, build_synced, clone, isolate_git
+
+from vaultsync.git import run as gitrun
 
 
 @pytest.fixture(scope="session")
@@ -23,3 +26,12 @@ def env(synced_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     """A private copy of the synced template; monkeypatch.setenv also reaches every `vaultsync` or git child."""
     isolate_git(monkeypatch.setenv, tmp_path / "git-env")
     return clone(synced_template, tmp_path / "setup")
+
+
+@pytest.fixture
+def short_lock_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stale ``.git/index.lock`` looks to vaultsync like obsidian-git's live one, so each git command that meets
+    it is retried for ``LOCK_WAIT_SECONDS`` (10 s) before the pass gives up; a refused commit pays that twice (the
+    staging, then putting the index back). What the wait is for is proven by a lock held for a moment and
+    released (promises/test_safety.py); a test of what follows the giving up waits ``SHORT_LOCK_WAIT`` instead."""
+    monkeypatch.setattr(gitrun, "LOCK_WAIT_SECONDS", SHORT_LOCK_WAIT)

@@ -1,0 +1,90 @@
+"""The context a plugin prepends to a turn (``GET /context``) and the daily-note append it captures a turn with
+(``POST /daily``): against the example memory, in process and through a real ``vaultsync serve``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import httpx
+import pytest
+from helpers.server import AUTH, running_server
+from helpers.twoway import SARAH, Env
+
+from vaultsync.app.capture import append_daily
+from vaultsync.app.context import context
+from vaultsync.errors import Invalid, UsageError
+
+
+def test_a_named_entity_comes_first_with_its_current_facts_only(env: Env) -> None:
+    found = context(env.cfg, "What should I prepare for my meeting with Sarah Chen?", 4000)
+    assert found.entities[0]["entity"] == SARAH
+    ids = [f["id"] for f in found.entities[0]["facts"]]
+    assert "sarah-chen-005" in ids and "sarah-chen-002" not in ids  # 002 was superseded by 005
+    assert found.text.startswith("## Sarah Chen (areas/people/sarah-chen)")
+    assert "Tuesdays at 10:00" not in found.text
+    assert "hardware engineering manager" in found.entities[0]["summary"]
+    assert all(h["status"] != "superseded" for h in found.hits)
+    assert not {(h["entity"], h["id"]) for h in found.hits} & {(SARAH, i) for i in ids}
+
+
+def test_the_budget_holds_whole_lines_and_says_what_it_left_out(env: Env) -> None:
+    whole = context(env.cfg, "Sarah Chen Project Atlas check-in", 20_000)
+    small = context(env.cfg, "Sarah Chen Project Atlas check-in", 300)
+    assert not whole.truncated and small.truncated
+    assert len(small.text) <= 300 and small.text.startswith("## Sarah Chen")
+    lines = iter(whole.text.splitlines())
+    assert all(line in lines for line in small.text.splitlines())  # whole lines, in the same order
+
+
+def test_a_message_naming_nothing_known_gets_no_context(env: Env) -> None:
+    assert context(env.cfg, "zzqx ok?", 2000).text == ""
+    assert context(env.cfg, "?!", 2000).to_json()["entities"] == []
+    with pytest.raises(UsageError):
+        context(env.cfg, "Sarah", 0)
+
+
+def test_append_creates_then_extends_todays_note_and_commits_it(env: Env) -> None:
+    first = append_daily(env.cfg, "Person: hello\nAgent: hi", source="openclaw", now=datetime(2027, 1, 5, 9, 7))
+    second = append_daily(env.cfg, "Person: more", now=datetime(2027, 1, 5, 14, 30))
+    note = env.workspace / "memory/2027-01-05.md"
+    expected = "# 2027-01-05\n\n## 09:07 openclaw\n\nPerson: hello\nAgent: hi\n\n## 14:30\n\nPerson: more\n"
+    assert note.read_text() == expected
+    assert first.path == "memory/2027-01-05.md" and first.report.commits and second.report.commits
+    assert env.git("status", "--porcelain").strip() == ""
+    assert "Person: more" in env.git("show", "HEAD:" + _daily_in_vault(env, "2027-01-05.md"))
+
+
+def test_append_keeps_what_the_agent_wrote_and_refuses_bad_input(env: Env) -> None:
+    note = env.workspace / "memory/2026-12-01.md"
+    before = note.read_bytes()
+    append_daily(env.cfg, "Captured line", now=datetime(2026, 12, 1, 18, 0))
+    after = note.read_bytes()
+    assert after.startswith(before) and after.endswith(b"## 18:00\n\nCaptured line\n")
+    for text, source in [("   ", None), ("ok", "two\nlines"), ("\ud800", None)]:
+        with pytest.raises(Invalid):
+            append_daily(env.cfg, text, source=source)
+    assert note.read_bytes() == after
+
+
+def test_both_routes_over_http(env: Env) -> None:
+    with running_server(env.config_path) as url:
+        got = httpx.get(f"{url}/context", params={"q": "Sarah Chen agenda", "budget": 600}, headers=AUTH, timeout=60)
+        assert got.status_code == 200, got.text
+        body = got.json()
+        assert body["entities"][0]["entity"] == SARAH and len(body["text"]) <= 600
+        assert httpx.get(f"{url}/context", params={"q": "x", "budget": 5}, headers=AUTH).status_code == 422
+        assert httpx.get(f"{url}/context", params={"q": "Sarah"}).status_code == 401
+        headers = {**AUTH, "X-Vaultsync-Client": "openclaw"}
+        made = httpx.post(f"{url}/daily", json={"text": "Person: remind me"}, headers=headers, timeout=120)
+        assert made.status_code == 201, made.text
+        assert made.json()["heading"].endswith(" openclaw") and made.json()["commits"]
+        assert "Person: remind me" in (env.workspace / made.json()["path"]).read_text()
+        bad = httpx.post(f"{url}/daily", json={"text": "x", "source": "a#b"}, headers=AUTH, timeout=60)
+        assert bad.status_code == 422
+        seen = httpx.get(f"{url}/context", params={"q": "remind me"}, headers=AUTH, timeout=60).json()
+        assert any(h["kind"] == "daily" and "remind me" in h["text"] for h in seen["hits"])
+
+
+def _daily_in_vault(env: Env, name: str) -> str:
+    listed = env.git("ls-files").splitlines()
+    return next(p for p in listed if p.endswith(name))

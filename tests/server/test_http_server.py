@@ -1,0 +1,118 @@
+"""A real ``vaultsync serve`` subprocess on 127.0.0.1: concurrent writes, a write meeting a CLI pass, the event
+stream, the refusal to bind a public address unasked, and a plain sync that never loads the server's libraries."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+from helpers.server import AUTH, TOKEN, running_server
+from helpers.twoway import SARAH, SARAH_DIR, Env
+
+from vaultsync.state.files import StateFiles
+
+
+@pytest.fixture
+def server(env: Env):  # type: ignore[no-untyped-def]
+    with running_server(env.config_path) as url:
+        yield url
+
+
+def test_twenty_concurrent_remembers_all_land_with_distinct_ids(server: str, env: Env) -> None:
+    def one(n: int) -> httpx.Response:
+        body = {"entity": SARAH, "fact": f"Parallel fact number {n}"}
+        return httpx.post(f"{server}/facts", json=body, headers=AUTH, timeout=300)
+
+    with ThreadPoolExecutor(20) as pool:
+        answers = list(pool.map(one, range(20)))
+    assert [r.status_code for r in answers] == [201] * 20, [r.text for r in answers if r.status_code != 201]
+    ids = [r.json()["fact"]["id"] for r in answers]
+    assert len(set(ids)) == 20
+    held = {f["id"]: f["fact"] for f in env.facts(SARAH)}
+    assert {held[i] for i in ids} == {f"Parallel fact number {n}" for n in range(20)}
+    assert all((env.vault / f"{SARAH_DIR}/facts/{i}.md").is_file() for i in ids)
+    status = subprocess.run(["git", "-C", str(env.vault), "status", "--porcelain"], capture_output=True, text=True)
+    assert status.stdout.strip() == ""
+
+
+def test_a_remember_while_a_cli_sync_runs_both_land(server: str, env: Env) -> None:
+    env.agent_edit(SARAH, lambda facts: facts[0].update(category="changed by the agent"))
+    lock = StateFiles(env.cfg.state_dir).lock
+    cli = subprocess.Popen(
+        [sys.executable, "-m", "vaultsync.cli", "sync", "--config", str(env.config_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    # The lock file names the last holder: once it names the CLI, the CLI holds the lock or already did.
+    while not (lock.exists() and lock.read_text().strip() == str(cli.pid)) and cli.poll() is None:
+        time.sleep(0.005)
+    r = httpx.post(f"{server}/facts", json={"entity": SARAH, "fact": "Said during a sync"}, headers=AUTH, timeout=300)
+    out, err = cli.communicate(timeout=300)
+    assert cli.returncode == 0, (out, err)
+    assert r.status_code == 201, r.text
+    assert env.fact(SARAH, "sarah-chen-001")["category"] == "changed by the agent"
+    note = (env.vault / f"{SARAH_DIR}/facts/sarah-chen-001.md").read_text()
+    assert "changed by the agent" in note
+    assert (env.vault / r.json()["fact"]["note"]).is_file()
+
+
+def test_events_tell_a_pass_started_and_finished(server: str) -> None:
+    with httpx.stream("GET", f"{server}/events?limit=2", headers=AUTH, timeout=120) as stream:
+        lines = stream.iter_lines()
+        assert next(lines) == ": connected"
+        sync = httpx.post(f"{server}/sync", headers=AUTH, timeout=300)
+        assert sync.status_code == 200
+        frames = [line for line in lines if line.startswith(("event:", "data:"))]
+    assert frames[0] == "event: started" and json.loads(frames[1][5:]) == {"kind": "sync"}
+    assert frames[2] == "event: finished" and "summary" in json.loads(frames[3][5:])
+
+
+def test_every_route_wants_the_token_over_http(server: str) -> None:
+    for method, path in [("GET", "/status"), ("POST", "/sync"), ("GET", "/entities"), ("DELETE", "/facts/x")]:
+        assert httpx.request(method, f"{server}{path}").status_code == 401
+    assert httpx.get(f"{server}/health").status_code == 200
+    assert httpx.get(f"{server}/health", headers={"Host": "rebound.example"}).status_code == 400
+
+
+def test_serve_refuses_a_public_address_without_the_flag(env: Env) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "vaultsync.cli", "serve", "--config", str(env.config_path), "--host", "0.0.0.0"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "VAULTSYNC_TOKEN": TOKEN},
+        timeout=60,
+    )
+    assert done.returncode == 2 and "--allow-remote" in done.stderr
+
+
+def test_a_plain_sync_loads_no_server_library(env: Env) -> None:
+    code = (
+        "import sys; from vaultsync.cli import main; rc = main(['sync', '--config', sys.argv[1]]);"
+        "heavy = [m for m in ('fastapi', 'uvicorn', 'mcp', 'starlette', 'pydantic') if m in sys.modules];"
+        "print('HEAVY', heavy); sys.exit(rc)"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(env.config_path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "HEAVY []" in done.stdout
+
+
+def test_the_config_path_as_spelled_does_not_cost_a_full_pass(env: Env) -> None:
+    def sync(config: str) -> dict:  # type: ignore[type-arg]
+        done = subprocess.run(
+            [sys.executable, "-m", "vaultsync.cli", "sync", "--json", "--config", config],
+            capture_output=True,
+            text=True,
+            cwd=env.config_path.parent,
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    sync(str(env.config_path))
+    assert sync(env.config_path.name)["quick"] is True
