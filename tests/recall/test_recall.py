@@ -148,6 +148,20 @@ def test_a_long_running_face_refreshes_on_its_clock_or_after_its_own_writes(env:
     assert ids(Recaller(env.cfg, every=0)("titanium")) == [env.facts(ATLAS)[0]["id"]]
 
 
+def test_a_face_between_queries_leaves_the_index_free_for_a_pass(env: Env) -> None:
+    """``vaultsync serve`` keeps its index open between queries while passes refresh the same file. Here another
+    writer, giving up at once rather than after SQLite's busy timeout, stands in for the pass."""
+    recaller = Recaller(env.cfg, every=3600)
+    assert recaller("firmware").hits
+    writer = sqlite3.connect(StateFiles(env.cfg.state_dir).recall, timeout=0)
+    try:
+        with writer:
+            writer.execute("INSERT OR REPLACE INTO meta VALUES ('note:probe', 'a pass was here')")
+    finally:
+        writer.close()
+    assert recall_app.search(recaller._local.index, "firmware", RecallOptions()).hits
+
+
 def _age_memory(env: Env, seconds: int = 3600) -> None:
     """Date every memory file an hour back, as a tree looks between an agent's sessions: stats old enough to trust."""
     old = time.time() - seconds

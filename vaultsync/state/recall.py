@@ -212,7 +212,10 @@ class RecallIndex:
         """
         missing = [w for w in dict.fromkeys(words) if w not in self._df]
         if missing:
-            with self._guard():
+            # The scratch writes open a transaction (sqlite3 begins one before DML), which would keep a shared
+            # lock on the index file after this returns and make every pass refreshing it wait out the busy
+            # timeout while a face sits between queries: ``with self.db`` ends it here.
+            with self._guard(), self.db:
                 self.db.execute("DELETE FROM temp.qtok")
                 self.db.executemany("INSERT INTO temp.qtok (rowid, w) VALUES (?, ?)", enumerate(missing, 1))
                 stems: dict[int, str] = dict(self.db.execute("SELECT doc, term FROM temp.qvocab"))
