@@ -19,6 +19,9 @@ from typing import Any
 
 _DECODER = json.JSONDecoder()
 _JSON_WHITESPACE = " \t\r\n"
+# Deeper than any fact an agent writes, shallow enough that every recursive reader and writer after the
+# parse stays far from the interpreter's recursion limit.
+MAX_DEPTH = 100
 _NON_WHITESPACE = re.compile(r"[^ \t\r\n]")
 _LEADING_INDENT = re.compile(r"^([ \t]+)[^ \t\r\n]", re.MULTILINE)
 # Consuming escapes left to right keeps "\\u00e9" (an escaped backslash, then text) from counting.
@@ -140,6 +143,8 @@ def _parse_text(text: str, bom: bool) -> ItemsDoc:
     except ValueError as exc:
         # Not a syntax error but a limit the stdlib enforces, such as int digits; same verdict.
         raise ItemsError(f"not valid JSON: {exc}") from None
+    if _depth_exceeds(top, MAX_DEPTH):
+        raise ItemsError("JSON nested too deeply")
     if isinstance(top, list):
         list_key: str | None = None
         wrapper: dict[str, Any] = {}
@@ -152,6 +157,22 @@ def _parse_text(text: str, bom: bool) -> ItemsDoc:
         raise ItemsError(f"top level is {describe_json_type(top)}, expected a list of facts or an object holding one")
     entries = tuple(Entry(i, value) for i, value in enumerate(values))
     return ItemsDoc(text=text, bom=bom, list_key=list_key, wrapper=wrapper, entries=entries)
+
+
+def _depth_exceeds(top: Any, limit: int) -> bool:
+    """Walk with an explicit stack, because the decoder's own limit depends on the Python version.
+
+    Python 3.13's ``json`` accepts arrays thousands deep that 3.11 refuses; every later step (the walker,
+    the YAML writer) recurses, so the same file must be refused the same way on every version, here.
+    """
+    stack: list[tuple[Any, int]] = [(top, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
 
 
 def _find_list_key(top: dict[str, Any]) -> str:
