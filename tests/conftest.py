@@ -35,3 +35,15 @@ def short_lock_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     staging, then putting the index back). What the wait is for is proven by a lock held for a moment and
     released (promises/test_safety.py); a test of what follows the giving up waits ``SHORT_LOCK_WAIT`` instead."""
     monkeypatch.setattr(gitrun, "LOCK_WAIT_SECONDS", SHORT_LOCK_WAIT)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The suite runs on every core (pytest-xdist), but a user has one crontab: every test of a file that touches
+    it runs on one worker, one after the other, so no two of them rewrite it at once."""
+    touches: dict[Path, bool] = {}
+    for item in items:
+        path = item.path
+        if path not in touches:
+            touches[path] = "crontab" in path.read_text(encoding="utf-8")
+        if touches[path]:
+            item.add_marker(pytest.mark.xdist_group("crontab"))
