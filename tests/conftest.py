@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
+import functools
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,13 +41,22 @@ def short_lock_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(gitrun, "LOCK_WAIT_SECONDS", SHORT_LOCK_WAIT)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The suite runs on every core (pytest-xdist), but a user has one crontab: every test of a file that touches
-    it runs on one worker, one after the other, so no two of them rewrite it at once."""
-    touches: dict[Path, bool] = {}
-    for item in items:
-        path = item.path
-        if path not in touches:
-            touches[path] = "crontab" in path.read_text(encoding="utf-8")
-        if touches[path]:
-            item.add_marker(pytest.mark.xdist_group("crontab"))
+@pytest.fixture(autouse=True)
+def one_crontab_at_a_time(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The suite runs on every core (pytest-xdist), but a user has one crontab: a test from a file that touches it
+    holds a lock shared by every worker (and by any other run of the suite on this machine), so no two of them
+    rewrite it at once. A lock rather than xdist's groups, which pytest 9.2 no longer honours."""
+    if not _touches_crontab(request.path):
+        yield
+        return
+    with (Path(tempfile.gettempdir()) / "vaultsync-tests-crontab.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@functools.cache
+def _touches_crontab(path: Path) -> bool:
+    return "crontab" in path.read_text(encoding="utf-8")
