@@ -90,6 +90,23 @@ class ScheduleError(RuntimeError):
     """The schedule cannot be read or changed; nothing was changed. The message says what to install or fix."""
 
 
+class PushRefused(RuntimeError):
+    """The remote declined the push for a reason of its own (a pre-receive hook, a protected branch, no write
+    access), not because it holds commits the vault lacks: fetching and pushing again meets the same answer, so
+    the commits wait until the person changes what the remote allows. ``reason`` is git's, ``said`` the remote's
+    own lines (its hook's message)."""
+
+    def __init__(self, label: str, branch: str, reason: str, said: str) -> None:
+        told = f" (remote: {said})" if said else ""
+        super().__init__(
+            f"push to {label} refused by the remote: {reason}{told}; pushing again will not help: let this machine "
+            f"push to {branch} (the branch's protection rules, the remote's hooks, the key's write access) or set "
+            "[remote] branch to one it may push to; the commits wait here until then"
+        )
+        self.reason = reason
+        self.said = said
+
+
 class PortUnavailable(Exception):
     """The address cannot be bound (in use, or not ours to take): a setting to change, not a crash."""
 
