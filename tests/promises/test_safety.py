@@ -431,9 +431,7 @@ def test_an_old_commit_checked_out_stops_with_exit_4_and_writes_nothing(env: Env
 
 
 @pytest.mark.parametrize("dry_run", [False, True], ids=["sync", "status"])
-def test_head_detached_at_the_first_commit_names_the_detached_head_not_the_empty_side(
-    env: Env, dry_run: bool
-) -> None:
+def test_head_detached_at_the_first_commit_names_the_detached_head_not_the_empty_side(env: Env, dry_run: bool) -> None:
     """The first commit holds only init's templates: checked out, the vault side looks empty. The repository's
     state is what stops the pass, said first, and ``--yes`` (which would only meet the same stop) is not offered."""
     first = env.git("rev-list", "--max-parents=0", "HEAD").split()[0]

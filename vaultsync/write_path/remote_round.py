@@ -23,10 +23,10 @@ from pathlib import PurePosixPath
 
 from vaultsync.config import Config
 from vaultsync.core.merge import merge_files
-from vaultsync.errors import FileChanged, PushRefused
+from vaultsync.errors import FileChanged, NotARepository, PushRefused
 from vaultsync.git.remote import Remote, Unreachable
 from vaultsync.git.repo import VaultRepo
-from vaultsync.git.run import GitFailed, NotARepository
+from vaultsync.git.run import GitFailed
 from vaultsync.git.secrets import scan_bytes
 from vaultsync.git.worktree import follow
 from vaultsync.model import AGENT, Conflict, Problem, RemoteState, Report, Severity
