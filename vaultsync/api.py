@@ -65,6 +65,7 @@ if TYPE_CHECKING:
         HistoryError,
         Invalid,
         LockHeld,
+        NotARepository,
         NotBuilt,
         NotFound,
         PortUnavailable,
@@ -179,6 +180,7 @@ _SURFACE = {
     "UsageError": "vaultsync.errors",
     "HistoryError": "vaultsync.errors",
     "NotBuilt": "vaultsync.errors",
+    "NotARepository": "vaultsync.errors",
     "ScheduleError": "vaultsync.errors",
     "PortUnavailable": "vaultsync.errors",
     "refused": "vaultsync.system.faults",  # a full or read-only disk, in one line
@@ -211,6 +213,7 @@ __all__ = [
     "JanitorResult",
     "LockHeld",
     "MemorySection",
+    "NotARepository",
     "NotBuilt",
     "NotFound",
     "OpenConflict",

@@ -8,6 +8,8 @@ reads the same on every face, and a new error is one class and one row.
 
 from __future__ import annotations
 
+import shlex
+from pathlib import Path
 from typing import Any, ClassVar
 
 # kind -> (HTTP status, whether the client should try again shortly: a Retry-After header)
@@ -88,6 +90,48 @@ class NotBuilt(ConfigError):
 
 class ScheduleError(RuntimeError):
     """The schedule cannot be read or changed; nothing was changed. The message says what to install or fix."""
+
+
+class NotARepository(RuntimeError):
+    """The vault folder is not the top of a git repository (none at all, or inside another one's tree)."""
+
+    def __init__(self, root: Path, message: str = "") -> None:
+        super().__init__(message or f"{root} is not a git repository; run `vaultsync init` or `git init` there")
+        self.root = root
+        self.fix = f"git -C {shlex.quote(str(root))} init -b main"
+
+
+class UntrustedRepository(NotARepository):
+    """git refuses the vault's repository because another user owns it (git's "dubious ownership" check: an agent
+    running as root in a container on a mounted vault). The repository is whole and ``vaultsync init`` cannot help;
+    ``fix`` is the command that tells git this user trusts it, with the path as git names it."""
+
+    def __init__(self, root: Path, said: str, trusted_path: str) -> None:
+        fix = f"git config --global --add safe.directory {shlex.quote(trusted_path)}"
+        super().__init__(
+            root,
+            f"git refuses the repository at {root}: {said} (it belongs to another user than the one running "
+            f"vaultsync); if you trust it, run `{fix}`, or run vaultsync as the folder's owner",
+        )
+        self.said = said
+        self.fix = fix
+
+
+class PushRefused(RuntimeError):
+    """The remote declined the push for a reason of its own (a pre-receive hook, a protected branch, no write
+    access), not because it holds commits the vault lacks: fetching and pushing again meets the same answer, so
+    the commits wait until the person changes what the remote allows. ``reason`` is git's, ``said`` the remote's
+    own lines (its hook's message)."""
+
+    def __init__(self, label: str, branch: str, reason: str, said: str) -> None:
+        told = f" (remote: {said})" if said else ""
+        super().__init__(
+            f"push to {label} refused by the remote: {reason}{told}; pushing again will not help: let this machine "
+            f"push to {branch} (the branch's protection rules, the remote's hooks, the key's write access) or set "
+            "[remote] branch to one it may push to; the commits wait here until then"
+        )
+        self.reason = reason
+        self.said = said
 
 
 class PortUnavailable(Exception):

@@ -191,6 +191,44 @@ def test_a_missing_remote_leaves_the_pass_done_and_the_push_for_later(env: Env, 
     assert m.remote_head() == env.head() and not later.remote.waiting_since
 
 
+@pytest.mark.parametrize(
+    ("hook", "reason"), [("pre-receive", "pre-receive hook declined"), ("update", "hook declined")]
+)
+def test_a_remote_that_declines_the_push_is_told_apart_from_one_that_moved(
+    env: Env, tmp_path: Path, hook: str, reason: str
+) -> None:
+    """A protected branch or a hook refuses every push: the pass says so once, in git's and the remote's words,
+    with the fix, instead of fetching and pushing again as for a remote that moved."""
+    m = meet(env, tmp_path)
+    remote_before = m.remote_head()
+    tries = tmp_path / "push-tries"
+    declining = m.bare / "hooks" / hook
+    declining.write_text(
+        f"#!/bin/sh\necho try >> '{tries}'\necho 'GL-HOOK-ERR: You are not allowed to push code to protected "
+        "branches on this project.' >&2\nexit 1\n",
+        encoding="utf-8",
+    )
+    declining.chmod(0o755)
+    env.agent_edit(SARAH, lambda facts: facts.append({**facts[0], "id": "sarah-chen-095", "fact": "Sarah sails"}))
+
+    report = m.pass_()
+
+    assert report.exit_code == ExitCode.NOT_PUSHED, report.to_json()
+    assert tries.read_text(encoding="utf-8").splitlines() == ["try"]  # one push, no fetch-and-retry round
+    assert m.remote_head() == remote_before and report.commits
+    assert report.remote and not report.remote.pushed
+    why = report.remote.why
+    assert f"push to origin/main refused by the remote: {reason} " in why, why
+    assert "You are not allowed to push code to protected branches on this project." in why, why
+    assert "pushing again will not help" in why and "kept moving" not in why, why
+    looked = _cli("status", "--config", str(env.config_path))
+    assert looked.returncode == ExitCode.NOT_PUSHED and reason in looked.stdout, looked.stdout + looked.stderr
+    declining.unlink()
+    later = m.pass_()
+    assert later.exit_code == ExitCode.CLEAN and later.remote and later.remote.pushed, later.to_json()
+    assert m.remote_head() == env.head() and not later.remote.waiting_since
+
+
 def test_a_secret_in_a_commit_another_tool_made_holds_the_push_back(env: Env, tmp_path: Path) -> None:
     m = meet(env, tmp_path)
     remote_before = m.remote_head()

@@ -430,6 +430,23 @@ def test_an_old_commit_checked_out_stops_with_exit_4_and_writes_nothing(env: Env
     assert env.fact(SARAH, "sarah-chen-091")["fact"] == "Sarah Chen learned thing 1"
 
 
+@pytest.mark.parametrize("dry_run", [False, True], ids=["sync", "status"])
+def test_head_detached_at_the_first_commit_names_the_detached_head_not_the_empty_side(env: Env, dry_run: bool) -> None:
+    """The first commit holds only init's templates: checked out, the vault side looks empty. The repository's
+    state is what stops the pass, said first, and ``--yes`` (which would only meet the same stop) is not offered."""
+    first = env.git("rev-list", "--max-parents=0", "HEAD").split()[0]
+    env.git("checkout", "--quiet", "--detach", first)
+    before = frozen_env(env)
+
+    report = env.sync(dry_run=dry_run)
+
+    assert_stopped_untouched(report, before, frozen_env(env), "detached HEAD")
+    assert "is empty" not in report.stopped and "--yes" not in report.stopped, report.stopped
+    assert env.sync(confirm_deletes=True).stopped == env.sync().stopped
+    env.git("checkout", "--quiet", "main")
+    assert env.sync().exit_code == ExitCode.CLEAN
+
+
 @pytest.mark.parametrize("where", ["no repository", "inside another repository"])
 def test_a_vault_that_is_not_its_own_repository_stops_and_writes_nothing(env: Env, where: str) -> None:
     """A vault whose .git went missing must not be committed into a repository further up the tree."""

@@ -23,10 +23,10 @@ from vaultsync.app import schedule, service
 from vaultsync.app.init import load_token
 from vaultsync.app.obsidian import DEFAULT_URL, shipped
 from vaultsync.config import Config
-from vaultsync.errors import ConfigError
+from vaultsync.errors import ConfigError, NotARepository, UntrustedRepository
 from vaultsync.git.remote import Remote, Unreachable
 from vaultsync.git.repo import VaultRepo
-from vaultsync.git.run import GitFailed, NotARepository, git_version
+from vaultsync.git.run import GitFailed, git_version
 from vaultsync.state import runs
 from vaultsync.system import services
 
@@ -122,6 +122,9 @@ def _repository(cfg: Config, found: Diagnosis) -> bool:
     vault = shlex.quote(str(cfg.vault))
     try:
         repo = VaultRepo(cfg.vault)
+    except UntrustedRepository as exc:
+        what = f"git refuses the vault's repository {cfg.vault}: {exc.said} (another user owns it)"
+        return found.add("git", "fail", what, exc.fix)
     except NotARepository:
         return found.add(
             "git", "fail", f"the vault {cfg.vault} is not a git repository", f"git -C {vault} init -b main"

@@ -14,10 +14,10 @@ from vaultsync import config as configmod
 from vaultsync.app.adopt import TYPES, Adopted, check_settings, merge_types
 from vaultsync.app.discover import life_of
 from vaultsync.config import Config, Layout, RemoteSettings, Server, overlapping_roots
-from vaultsync.errors import ConfigError
+from vaultsync.errors import ConfigError, NotARepository, UntrustedRepository
 from vaultsync.git import remote as gitremote
 from vaultsync.git.repo import VaultRepo
-from vaultsync.git.run import GitFailed, ensure_repo
+from vaultsync.git.run import GitFailed, ensure_repo, git_dir
 from vaultsync.model import AGENT, PERSON, Actor
 from vaultsync.system.fs import atomic_write
 from vaultsync.write_path.write import OwnWrites, WriteRequest, write
@@ -120,6 +120,7 @@ def init_vault(
     ``fact_text``: ``[vault] fact_text_property``; None turns it on for a new vault only."""
     workspace, life, vault = (p.expanduser().resolve() for p in (workspace, life, vault))
     warnings = check_roots(workspace, life, vault)
+    _trusted(vault)
     remote = RemoteSettings() if remote_url or clone_url else None
     token = configmod.token_beside(config_path.expanduser().absolute())
     cfg, text = _choose_config(workspace, life, vault, config_path, remote, token, clone_url, fact_text)
@@ -142,6 +143,19 @@ def init_vault(
     result.token_created = make_token(token)
     _prepare_vault(cfg, remote_url, remote, result)
     return result
+
+
+def _trusted(vault: Path) -> None:
+    """UntrustedRepository, before anything is written, when git refuses the vault's repository for its owner:
+    making one would not help, and only the person can tell git to trust it."""
+    if not vault.is_dir():
+        return
+    try:
+        git_dir(vault)
+    except UntrustedRepository:
+        raise
+    except NotARepository:
+        pass  # init makes it
 
 
 def _choose_config(

@@ -12,7 +12,16 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from vaultsync.api import ConfigError, Found, FoundVault, FoundWorkspace, InitResult, find_setup, life_of
+from vaultsync.api import (
+    ConfigError,
+    Found,
+    FoundVault,
+    FoundWorkspace,
+    InitResult,
+    NotARepository,
+    find_setup,
+    life_of,
+)
 from vaultsync.model import ExitCode
 
 NEW_VAULT = Path("~/Obsidian/Memory")  # the vault init names when Obsidian lists none
@@ -42,6 +51,9 @@ def init_command(args: argparse.Namespace, path: Path) -> int:
     except (ConfigError, Unanswered) as exc:
         print(f"vaultsync: {exc}", file=sys.stderr)
         return ExitCode.USAGE
+    except NotARepository as exc:  # git refuses the vault's repository (another user owns it): the person's call
+        print(f"vaultsync: stopped: {exc}", file=sys.stderr)
+        return ExitCode.SAFETY_STOP
     _print_result(result)
     given = ["--config", str(path)] if args.config else []
     print(f"next: vaultsync sync {' '.join(given)}".rstrip())

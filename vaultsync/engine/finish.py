@@ -20,9 +20,10 @@ from vaultsync.core.units import World
 from vaultsync.engine.apply import ApplyOutcome, apply_plan
 from vaultsync.engine.prepare import PassContext
 from vaultsync.engine.quick import SnapshotUpdate, record
+from vaultsync.errors import NotARepository
 from vaultsync.git.index import blob_id
 from vaultsync.git.repo import VaultRepo
-from vaultsync.git.run import Author, GitFailed, NotARepository
+from vaultsync.git.run import Author, GitFailed
 from vaultsync.git.secrets import scan_bytes
 from vaultsync.keys import scope_of
 from vaultsync.model import PERSON, Actor, Problem, Report, Severity, SideChange
@@ -174,8 +175,8 @@ def open_repo(cfg: Config, report: Report) -> VaultRepo | None:
     """The vault's repository when a pass may write to it; None (with the reason in the report) when not."""
     try:
         repo = VaultRepo(cfg.vault)
-    except NotARepository:
-        report.stopped = f"{cfg.vault} is not a git repository; run `vaultsync init` or `git init` there"
+    except NotARepository as exc:  # none there, or one git refuses for its owner: the message says which
+        report.stopped = str(exc)
         return None
     busy = repo.busy()
     if busy:

@@ -52,8 +52,10 @@ def _locked(cfg: Config, options: PassOptions, report: Report) -> Report:
 def _choose(cfg: Config, options: PassOptions, report: Report, walk: MemoryWalk, seen: QuickFindings | None) -> Report:
     """The one place a pass's strategy is chosen, in this order: a scoped pass over what ``seen`` (the quick
     check's findings) touches, when that is safe; a first import into an empty vault; a full pass in batches
-    over a larger memory; else the whole pass at once. Their modules load only when chosen."""
+    over a larger memory; else the whole pass at once. Their modules load only when chosen. Before any, the
+    vault's repository must be one a pass may write to (not mid-merge, not on a detached HEAD)."""
     from vaultsync.core.scope import SCOPE_MAX
+    from vaultsync.engine.finish import open_repo
     from vaultsync.engine.full import first_import, run_whole
     from vaultsync.engine.prepare import PassContext, changed_layout
     from vaultsync.engine.scoped import narrow_pass
@@ -61,6 +63,10 @@ def _choose(cfg: Config, options: PassOptions, report: Report, walk: MemoryWalk,
     from vaultsync.state.files import StateFiles
     from vaultsync.vault.layout import VaultLayout
 
+    if open_repo(cfg, report) is None:
+        # The repository's state comes first: an old commit checked out looks like a side emptied, and the
+        # guards' ``--yes`` would only meet this stop.
+        return report
     layout = VaultLayout(cfg.layout)
     try:
         store = BaseStore(StateFiles(cfg.state_dir).base, read_only=options.dry_run)

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from vaultsync.errors import PushRefused
 from vaultsync.git.run import Author, Git, GitFailed, batch_objects, git_version
 
 FETCHED = "refs/vaultsync/remotes"
@@ -31,6 +32,7 @@ PROBE_SECONDS = 30  # doctor's look at the remote: a person waits for it
 MERGE_INDEX = "vaultsync-merge-index"
 SCAN_CHUNK = 2000  # objects read at a time when scanning what is about to be pushed
 ABSENT_BRANCH = "couldn't find remote ref"
+REMOTE_SAID_MAX = 500  # characters of the remote's own message kept in the reason a push waits
 Entry = tuple[str, str]  # (mode, object id) of a path in a tree
 
 
@@ -46,6 +48,12 @@ def redact(text: str) -> str:
 def _said(stderr: str) -> str:
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     return redact("; ".join(line.removeprefix("fatal: ") for line in lines[-2:]) or "no reason given")
+
+
+def _remote_said(stderr: str) -> str:
+    """The remote's own lines of a push (``remote: ...``: its hook's message, why the branch is protected)."""
+    lines = [line.removeprefix("remote:").strip() for line in stderr.splitlines() if line.startswith("remote:")]
+    return redact("; ".join(line for line in lines if line)[:REMOTE_SAID_MAX])
 
 
 @dataclass(frozen=True)
@@ -68,6 +76,12 @@ class Pushed:
     ok: bool
     rejected: bool = False  # the remote has commits we lack: fetch, merge, try again
     why: str = ""
+
+
+# git's reasons for a push refused because the remote branch moved: it holds commits the push lacks, or it
+# changed between git reading it and updating it. Any other refusal (a hook, a protected branch, no write
+# access) is the remote's choice, and pushing again meets it again.
+MOVED = ("non-fast-forward", "fetch first", "stale info", "failed to update ref", "cannot lock ref", "incorrect old")
 
 
 class Remote:
@@ -226,7 +240,9 @@ class Remote:
                     yield path, got[2]
 
     def push(self, sha: str) -> Pushed:
-        """Push ``sha`` to the branch, as a fast-forward only: the remote's history never loses a commit."""
+        """Push ``sha`` to the branch, as a fast-forward only: the remote's history never loses a commit.
+
+        Pushed(rejected=True) when the branch moved on the remote; PushRefused when the remote declined it."""
         url = self.url(push=True)
         run = self._network("push", "--porcelain", url, f"{sha}:refs/heads/{self.branch}")
         refused = [line for line in run.stdout.splitlines() if line.startswith("!\t")]
@@ -234,10 +250,13 @@ class Remote:
             self._drop_own_lock()
             self.git.text("update-ref", self.ref, sha)
             return Pushed(True)
-        if refused:
-            reason = refused[0].split("\t")[-1]
-            return Pushed(False, rejected=True, why=redact(f"push to {self.label} refused: {reason}"))
-        return Pushed(False, why=f"push to {self.label} failed: {_said(run.stderr)}")
+        if not refused:
+            return Pushed(False, why=f"push to {self.label} failed: {_said(run.stderr)}")
+        summary = refused[0].split("\t")[-1]  # "[rejected] (non-fast-forward)", "[remote rejected] (hook declined)"
+        reason = summary.partition("(")[2].removesuffix(")") or summary
+        if reason.startswith(MOVED):
+            return Pushed(False, rejected=True, why=redact(f"push to {self.label} refused: {summary}"))
+        raise PushRefused(self.label, self.branch, redact(reason), _remote_said(run.stderr))
 
 
 def network_env(root: Path) -> dict[str, str]:

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from vaultsync.errors import NotARepository, UntrustedRepository
+
 LOCK_WAIT_SECONDS = 10.0
 # git errors that pass by themselves: obsidian-git holding the index, or a note Obsidian was rewriting in place
 # while git hashed it ("short read while indexing", "unstable object source data", "Unable to process path").
@@ -43,17 +45,18 @@ class Author:
     email: str
 
 
-class NotARepository(RuntimeError):
-    """The vault folder is not the top of a git repository (none at all, or inside another one's tree)."""
-
-
 def ensure_repo(root: Path) -> bool:
-    """Create a repository at ``root`` unless one is there; True when one was created."""
-    import git  # only `vaultsync init` creates repositories: a pass does not pay for importing GitPython
+    """Create a repository at ``root`` unless git finds one of its own there; True when one was created.
 
+    Asked of git as every pass asks it (``git_dir``): a repository git refuses (UntrustedRepository) is not
+    made again, and one only GitPython would open is no repository to a pass."""
     try:
-        git.Repo(root)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        git_dir(root)
+    except UntrustedRepository:
+        raise
+    except NotARepository:
+        import git  # only `vaultsync init` creates repositories: a pass does not pay for importing GitPython
+
         git.Repo.init(root, initial_branch="main")
         return True
     return False
@@ -75,17 +78,40 @@ def git_dir(root: Path) -> Path:
 
     Asking git (rather than looking for ``.git``) finds what git itself would use: a ``.git`` file of a
     worktree or submodule, ``GIT_DIR``. A folder inside another repository's tree is not the vault's own.
+    UntrustedRepository when the vault's own repository is one git refuses for its owner.
     """
     try:
         run = subprocess.run(
-            ["git", "rev-parse", "--absolute-git-dir", "--show-toplevel"], cwd=root, capture_output=True, text=True
+            ["git", "rev-parse", "--absolute-git-dir", "--show-toplevel"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "LC_ALL": "C", "LANGUAGE": "C"},  # git's refusal is read in its English words
         )
     except (FileNotFoundError, NotADirectoryError):
-        raise NotARepository(str(root)) from None
+        raise NotARepository(root) from None
     lines = run.stdout.splitlines()
+    if run.returncode != 0:
+        _untrusted(root, run.stderr)
     if run.returncode != 0 or len(lines) != 2 or not Path(lines[1]).samefile(root):
-        raise NotARepository(str(root))
+        raise NotARepository(root)
     return Path(lines[0])
+
+
+def _untrusted(root: Path, stderr: str) -> None:
+    """Raise UntrustedRepository when git's ``stderr`` refuses ``root``'s own repository for its owner; a refused
+    repository further up (the vault has none of its own) is only not the vault's."""
+    found = re.search(r"detected dubious ownership in repository at '(.+)'", stderr)
+    if found is None:
+        return
+    try:
+        own = Path(found.group(1)).samefile(root)
+    except OSError:
+        own = False
+    if own:
+        suggested = re.search(r"safe\.directory (.+)$", stderr, re.MULTILINE)
+        path = suggested.group(1).strip() if suggested else found.group(1)
+        raise UntrustedRepository(root, found.group(0), path)
 
 
 class Git:

@@ -9,7 +9,8 @@ next pass and the next push are clean. Only then does HEAD move, with a journal 
 the work tree follows (``git/worktree.py``).
 
 Pushing never forces. A push the remote refuses because it moved meanwhile is fetched, merged and tried
-again, a few times. A remote that cannot be reached leaves the local pass done and committed; the push
+again, a few times; one it refuses for a reason of its own (a hook, a protected branch) waits at once, with
+that reason. A remote that cannot be reached leaves the local pass done and committed; the push
 waits for a later pass and the run exits ``NOT_PUSHED``. Before every push the secret guard reads what is
 about to leave, including commits other tools made: a secret holds the whole push back.
 """
@@ -22,10 +23,10 @@ from pathlib import PurePosixPath
 
 from vaultsync.config import Config
 from vaultsync.core.merge import merge_files
-from vaultsync.errors import FileChanged
+from vaultsync.errors import FileChanged, NotARepository, PushRefused
 from vaultsync.git.remote import Remote, Unreachable
 from vaultsync.git.repo import VaultRepo
-from vaultsync.git.run import GitFailed, NotARepository
+from vaultsync.git.run import GitFailed
 from vaultsync.git.secrets import scan_bytes
 from vaultsync.git.worktree import follow
 from vaultsync.model import AGENT, Conflict, Problem, RemoteState, Report, Severity
@@ -222,7 +223,7 @@ class RemoteRound:
             else:
                 try:
                     self._push(report)
-                except (GitFailed, Unreachable) as exc:
+                except (GitFailed, Unreachable, PushRefused) as exc:  # a refusal is final: no fetch round
                     self._wait(str(exc))
         report.conflicts[:0] = self.found.conflicts
         report.problems[:0] = self.found.problems
@@ -263,7 +264,7 @@ class RemoteRound:
             if self._integrate(theirs) or self.unreached:
                 self._wait(self.unreached or INDEX_BUSY)
                 return
-        self._wait(f"{remote.label} kept moving: {PUSH_TRIES} pushes refused")
+        self._wait(f"{remote.label} kept moving: it had new commits at each of {PUSH_TRIES} pushes")
 
     def _secret_held(self, report: Report, head: str) -> bool:
         """Scan what is about to be pushed: nothing the secret guard would refuse to commit leaves the machine."""
