@@ -20,6 +20,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from vaultsync.app.answers import Answer, Answers, fingerprint
     from vaultsync.app.capture import Captured, append_daily
     from vaultsync.app.conflicts import OpenConflict, Resolved, open_conflicts
     from vaultsync.app.conflicts import resolve as resolve_conflict
@@ -71,6 +72,7 @@ if TYPE_CHECKING:
         ScheduleError,
         Stale,
         Stopped,
+        Superseded,
         UsageError,
         VaultsyncError,
     )
@@ -97,6 +99,9 @@ _SURFACE = {
     "Written": "vaultsync.app.memory",
     "append_daily": "vaultsync.app.capture",
     "Captured": "vaultsync.app.capture",
+    "Answers": "vaultsync.app.answers",
+    "Answer": "vaultsync.app.answers",
+    "fingerprint": "vaultsync.app.answers",
     # memory reads
     "list_entities": "vaultsync.app.entities",
     "count_facts": "vaultsync.app.entities",
@@ -176,6 +181,7 @@ _SURFACE = {
     "Invalid": "vaultsync.errors",
     "NotFound": "vaultsync.errors",
     "Ambiguous": "vaultsync.errors",
+    "Superseded": "vaultsync.errors",
     "UsageError": "vaultsync.errors",
     "HistoryError": "vaultsync.errors",
     "NotBuilt": "vaultsync.errors",
@@ -190,6 +196,8 @@ __all__ = [
     "MEMORY_FILE",
     "OBSIDIAN_URL",
     "Ambiguous",
+    "Answer",
+    "Answers",
     "Captured",
     "Check",
     "ConfigError",
@@ -227,6 +235,7 @@ __all__ = [
     "ServiceStatus",
     "Stale",
     "Stopped",
+    "Superseded",
     "UsageError",
     "Vault",
     "VaultsyncError",
@@ -241,6 +250,7 @@ __all__ = [
     "diagnose",
     "extract",
     "find_setup",
+    "fingerprint",
     "forget",
     "get_entity",
     "get_fact",

@@ -38,9 +38,10 @@ def active_saying(held: Iterable[Record], text: str, besides: str | None = None)
     key = sentence_key(text)
     for record in held:
         said, fact_id = record.get("fact"), record.get("id")
-        if is_active(record) and isinstance(said, str) and isinstance(fact_id, str) and fact_id != besides:
-            if sentence_key(said) == key:
-                return record
+        if not (is_active(record) and isinstance(said, str) and isinstance(fact_id, str)) or fact_id == besides:
+            continue
+        if sentence_key(said) == key:
+            return record
     return None
 
 
