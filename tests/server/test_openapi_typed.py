@@ -128,9 +128,7 @@ def test_headers_are_declared(doc: dict[str, Any]) -> None:
 
 
 def test_every_write_route_declares_the_idempotency_key(doc: dict[str, Any]) -> None:
-    writes = {
-        op["operationId"]: op for methods in doc["paths"].values() for m, op in methods.items() if m != "get"
-    }
+    writes = {op["operationId"]: op for methods in doc["paths"].values() for m, op in methods.items() if m != "get"}
     assert len(writes) == 8, sorted(writes)  # sync, the four fact writes, resolve, an inbox decision, daily
     for name, op in writes.items():
         header = [p for p in op.get("parameters", []) if p["in"] == "header" and p["name"] == "Idempotency-Key"]
