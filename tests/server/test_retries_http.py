@@ -112,6 +112,15 @@ def test_a_write_repeated_with_its_key_gets_the_first_answer_even_after_a_restar
     assert StateFiles(env.cfg.state_dir).answers.is_file()
 
 
+def test_a_daily_entry_sent_again_with_its_key_is_appended_once(server: str, env: Env) -> None:
+    key = uuid.uuid4().hex
+    body = {"text": "Talked with Sarah about the bees", "source": "openclaw"}
+    sent = [httpx.post(f"{server}/daily", json=body, headers=keyed(key), timeout=300) for _ in range(3)]
+    assert [r.status_code for r in sent] == [201, 201, 201] and len({r.content for r in sent}) == 1
+    note = env.workspace / sent[0].json()["path"]
+    assert note.read_text(encoding="utf-8").count("Talked with Sarah about the bees") == 1
+
+
 def test_the_same_key_with_another_request_is_422_and_writes_nothing(server: str, env: Env) -> None:
     key = "retry-" + uuid.uuid4().hex
     r = httpx.delete(f"{server}/facts/sarah-chen-004", headers=keyed(key), timeout=300)
