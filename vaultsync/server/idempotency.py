@@ -81,7 +81,7 @@ class Idempotency:
         except VaultsyncError as exc:
             retry = {"Retry-After": RETRY_AFTER} if exc.retry else None
             return await error(exc.status, exc.detail(), retry)(scope, receive, send)
-        except (sqlite3.Error, OSError) as exc:  # the state folder cannot keep answers: answer without the promise
+        except (sqlite3.Error, OSError, ValueError) as exc:  # answers cannot be kept or read: answer without them
             log.warning("Idempotency-Key not kept (%s: %s)", type(exc).__name__, exc)
             return await self.app(scope, replay, send)
         if kept is not None:
