@@ -20,6 +20,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from vaultsync.app.answers import Answer, Answers, fingerprint
     from vaultsync.app.capture import Captured, append_daily
     from vaultsync.app.conflicts import OpenConflict, Resolved, open_conflicts
     from vaultsync.app.conflicts import resolve as resolve_conflict
@@ -72,6 +73,7 @@ if TYPE_CHECKING:
         ScheduleError,
         Stale,
         Stopped,
+        Superseded,
         UsageError,
         VaultsyncError,
     )
@@ -98,6 +100,9 @@ _SURFACE = {
     "Written": "vaultsync.app.memory",
     "append_daily": "vaultsync.app.capture",
     "Captured": "vaultsync.app.capture",
+    "Answers": "vaultsync.app.answers",
+    "Answer": "vaultsync.app.answers",
+    "fingerprint": "vaultsync.app.answers",
     # memory reads
     "list_entities": "vaultsync.app.entities",
     "count_facts": "vaultsync.app.entities",
@@ -177,6 +182,7 @@ _SURFACE = {
     "Invalid": "vaultsync.errors",
     "NotFound": "vaultsync.errors",
     "Ambiguous": "vaultsync.errors",
+    "Superseded": "vaultsync.errors",
     "UsageError": "vaultsync.errors",
     "HistoryError": "vaultsync.errors",
     "NotBuilt": "vaultsync.errors",
@@ -192,6 +198,8 @@ __all__ = [
     "MEMORY_FILE",
     "OBSIDIAN_URL",
     "Ambiguous",
+    "Answer",
+    "Answers",
     "Captured",
     "Check",
     "ConfigError",
@@ -230,6 +238,7 @@ __all__ = [
     "ServiceStatus",
     "Stale",
     "Stopped",
+    "Superseded",
     "UsageError",
     "Vault",
     "VaultsyncError",
@@ -244,6 +253,7 @@ __all__ = [
     "diagnose",
     "extract",
     "find_setup",
+    "fingerprint",
     "forget",
     "get_entity",
     "get_fact",

@@ -21,6 +21,9 @@ FACES: dict[str, tuple[int, bool]] = {
     "unreadable": (409, False),  # a file must be fixed by hand first
     "changed": (409, False),  # a file changed while it was written, or a fact left the state asked of it
     "conflict": (409, False),  # the fact has an open conflict copy: the person decides first
+    "superseded": (409, False),  # the fact was already superseded, by a successor other than the one asked for
+    "reused": (422, False),  # an Idempotency-Key sent again with another request than the first
+    "pending": (409, True),  # the first request of an Idempotency-Key has not been answered yet
     "history": (409, False),  # git cannot read the history
     "busy": (503, True),  # a pass held the lock too long
     "stopped": (503, True),  # a root folder is missing
@@ -69,6 +72,55 @@ class InConflict(VaultsyncError):
     program's write would decide for them (or be lost when they do)."""
 
     kind = "conflict"
+
+
+class Superseded(VaultsyncError):
+    """The fact was superseded already, by ``successor``, which says something else than the new successor
+    asked for: a second successor would leave two facts claiming to replace one. The caller supersedes the
+    successor instead, or reads it and keeps it."""
+
+    kind = "superseded"
+
+    def __init__(self, fact_id: str, entity: str, successor: str) -> None:
+        super().__init__(
+            f"fact {fact_id!r} of {entity} is already superseded by {successor!r}; nothing was written",
+            "id",
+            f"to replace what it says now, supersede {successor!r}",
+        )
+        self.fact_id, self.entity, self.successor = fact_id, entity, successor
+
+    def detail(self) -> Any:
+        return {"msg": self.message, "id": self.fact_id, "entity": self.entity, "successor": self.successor}
+
+
+class KeyReused(VaultsyncError):
+    """An ``Idempotency-Key`` came back with another request (another route, or another body) than the one it
+    was first sent with: answering with the first answer would tell the caller a write happened that it did not
+    ask for, and making the new one would break the key's promise."""
+
+    kind = "reused"
+
+    def __init__(self, key: str) -> None:
+        super().__init__(
+            f"Idempotency-Key {key!r} was sent before with another request; nothing was done",
+            "Idempotency-Key",
+            "send a new key for a new request; repeat a request only with its own key",
+        )
+
+    def detail(self) -> Any:
+        return [{"loc": ["header", "Idempotency-Key"], "msg": self.line(), "type": "value_error"}]
+
+
+class KeyPending(VaultsyncError):
+    """The first request of an ``Idempotency-Key`` is still being answered (it may wait for a pass): the repeat
+    waits a moment and asks again, and then gets that first answer."""
+
+    kind = "pending"
+
+    def __init__(self, key: str) -> None:
+        super().__init__(
+            f"the request with Idempotency-Key {key!r} is still being answered", hint="try again in a moment"
+        )
 
 
 class HistoryError(VaultsyncError):

@@ -44,7 +44,7 @@ MODELS = {
 ERRORS = {
     "health": set(),
     "get_status": {"401"},
-    "sync_now": {"401", "409"},
+    "sync_now": {"401", "409", "422"},  # 422: an Idempotency-Key that is not one, or sent with another request
     "events_stream": {"401", "422"},
     "list_entities": {"401"},
     "get_entity": {"401", "404", "409", "422"},
@@ -125,6 +125,20 @@ def test_headers_are_declared(doc: dict[str, Any]) -> None:
     ops = _operations(doc)
     assert set(ops["remember"]["responses"]["201"]["headers"]) == {"ETag", "Location"}
     assert "ETag" in ops["get_fact"]["responses"]["200"]["headers"]
+
+
+def test_every_write_route_declares_the_idempotency_key(doc: dict[str, Any]) -> None:
+    writes = {op["operationId"]: op for methods in doc["paths"].values() for m, op in methods.items() if m != "get"}
+    assert len(writes) == 8, sorted(writes)  # sync, the four fact writes, resolve, an inbox decision, daily
+    for name, op in writes.items():
+        header = [p for p in op.get("parameters", []) if p["in"] == "header" and p["name"] == "Idempotency-Key"]
+        assert len(header) == 1 and not header[0].get("required"), name
+        assert "422" in op["responses"] and "409" in op["responses"], name
+    remembered = _operations(doc)["remember"]["responses"]
+    assert remembered["200"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Written"}
+    assert set(remembered["200"]["headers"]) == {"ETag"}  # the fact held already: no new Location
+    reads = [op for methods in doc["paths"].values() for m, op in methods.items() if m == "get"]
+    assert all(p["name"] != "Idempotency-Key" for op in reads for p in op.get("parameters", []))
 
 
 def test_a_new_fact_answers_with_its_location(env: Env) -> None:

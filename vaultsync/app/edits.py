@@ -16,8 +16,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from vaultsync.app.fact_fields import new_records
 from vaultsync.app.facts import check_entity, entity_dir
-from vaultsync.app.memory import new_records
 from vaultsync.config import Config
 from vaultsync.errors import FileChanged, Invalid, MemoryEditError, NotFound, Stopped
 from vaultsync.memory.items import ItemsError, parse_items

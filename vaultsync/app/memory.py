@@ -16,20 +16,26 @@ the one write path (``app/write.py``):
 So when a write returns, the fact note exists (or is gone) and the change is committed. A new fact's id follows
 the entity's own pattern (``memory/identity.py``) and is never one the entity ever held: the base keeps every
 id a pass has seen, and the notes in the vault's ``facts/`` folder count too.
+
+Each is safe to repeat (a program retries after a timeout): remembering a sentence the entity holds as an active
+fact (``memory/same_fact.py``) answers with that fact; superseding a fact superseded already answers with its
+successor when the successor is the one asked for, and is refused (``Superseded``) when it is another; forgetting a
+fact that is gone answers so when the fact was once held (``app/forgotten.py``). Such an answer says
+``already`` and writes nothing, so no pass runs and git gets no commit. The check is made under the lock, so two
+copies of one call sent at once change the memory once too.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import time
-from collections.abc import Callable, Mapping, Sequence
-from contextlib import suppress
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
 from vaultsync.app.conflicts import open_conflicts
+from vaultsync.app.fact_fields import checked_fields, fact_text, new_records, superseded_key
 from vaultsync.app.facts import (
     ITEMS,
     FactView,
@@ -43,8 +49,9 @@ from vaultsync.app.facts import (
     resolve,
     view,
 )
+from vaultsync.app.forgotten import once_held
 from vaultsync.config import Config
-from vaultsync.errors import FileChanged, InConflict, Invalid, NotFound, Stale, Stopped
+from vaultsync.errors import FileChanged, InConflict, Invalid, NotFound, Stale, Stopped, Superseded
 from vaultsync.memory.items import ItemsDoc
 from vaultsync.memory.items_edit import (
     AppendEntry,
@@ -55,15 +62,15 @@ from vaultsync.memory.items_edit import (
     apply_edits,
     new_items_file,
 )
-from vaultsync.memory.new_facts import DATE_FIELDS, BadField, check_date, new_facts, own_spelling
+from vaultsync.memory.new_facts import own_spelling
+from vaultsync.memory.same_fact import active_saying, sentence_key, successor_of
 from vaultsync.model import AGENT, Actor, Record, RemoteState, Report
-from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
 from vaultsync.system.fs import atomic_write
-from vaultsync.vault.layout import VaultLayout, slug_of
+from vaultsync.vault.layout import VaultLayout
 from vaultsync.write_path.write import OwnWrites, WriteRequest, write
 
-__all__ = ["WAIT", "Stale", "Stopped", "Written", "forget", "new_records", "patch", "remember", "supersede"]
+__all__ = ["WAIT", "Stale", "Stopped", "Written", "forget", "patch", "remember", "supersede"]
 
 WAIT = 120.0  # seconds a write waits for the lock before giving up (a first import of a large memory holds it long)
 _TRIES = 20  # an agent rewriting items.json this many times while one write is planned: give up, say so
@@ -71,11 +78,13 @@ _TRIES = 20  # an agent rewriting items.json this many times while one write is 
 
 @dataclass
 class Written:
-    """What a write did: the fact as stored after the pass, the one it replaced or removed, and the pass."""
+    """What a write did: the fact as stored after the pass, the one it replaced or removed, and the pass;
+    ``already``: the memory held the change before the call, and nothing was written."""
 
     fact: FactView | None
     report: Report
     previous: FactView | None = None
+    already: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -86,6 +95,7 @@ class Written:
             "commits": self.report.commits,
             # With a [remote], the write ran the remote round: pushed, or waiting (exit 6) and why.
             "remote": _remote(self.report.remote) if self.report.remote is not None else None,
+            "already": self.already,
         }
 
 
@@ -111,19 +121,20 @@ def remember(
     rel = resolve(cfg, entity, new=True)  # a whole folder may name an entity to make
     if create and rel in VaultLayout(cfg.layout).reserved_life_dirs():
         raise Invalid("entity", f"{rel}: its place in the vault holds the workspace files; choose another folder")
-    text = _text(fact, "fact")
-    extra = _fields(fields or {}, "fields")
+    text = fact_text(fact, "fact")
+    extra = checked_fields(fields or {}, "fields")
     made: dict[str, str] = {}
 
-    def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, str]:
+    def plan(raw: bytes | None, doc: ItemsDoc | None) -> bytes | None:
         if raw is None and not is_entity(cfg, rel) and not create:
             raise NotFound(f"no entity {rel}; pass create to make it")
-        record = new_records(cfg, rel, doc, [(text, extra, today)])[0]
+        held = active_saying((r for _, r in records(doc)), text)
+        record = held or new_records(cfg, rel, doc, [(text, extra, today)])[0]
         made["id"] = record["id"]
-        return _apply(doc, [AppendEntry(record)], record), record["id"]
+        return None if held else _apply(doc, [AppendEntry(record)], record)
 
-    report = _write(cfg, rel, plan, "remember", wait, actor, create=create)
-    return Written(_current(cfg, rel, made["id"]), report)
+    report, wrote = _write(cfg, rel, plan, "remember", wait, actor, create=create)
+    return Written(_current(cfg, rel, made["id"]), report, already=not wrote)
 
 
 def supersede(
@@ -146,15 +157,20 @@ def supersede(
         raise Invalid("by", "give either 'by' (an existing fact's id) or 'fact' (the text of a new one)")
     if by is not None:
         check_id(by, "by")
-    text = _text(fact, "fact") if fact is not None else None
-    extra = _fields(fields or {}, "fields")
+    text = fact_text(fact, "fact") if fact is not None else None
+    extra = checked_fields(fields or {}, "fields")
     rel, _, old = locate(cfg, fact_id, entity)
     previous = view(cfg, rel, old)
     _settled(cfg, previous, actor)
     successor: dict[str, str] = {}
 
-    def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, str]:
-        index, _record = _still_there(cfg, rel, doc, fact_id, if_match)
+    def plan(raw: bytes | None, doc: ItemsDoc | None) -> bytes | None:
+        index, record = _still_there(rel, doc, fact_id)
+        done = successor_of(record)
+        if done is not None:  # superseded already: the same change repeated, or another one refused
+            successor["id"] = _same_successor(rel, doc, fact_id, done, by, text)
+            return None
+        _check_version(cfg, rel, record, fact_id, if_match)
         edits: list[Edit] = []
         if by is not None:
             if by == fact_id:
@@ -162,16 +178,19 @@ def supersede(
             if find_in(doc, by) is None:
                 raise NotFound(f"no fact {by!r} in {rel} to supersede {fact_id!r} with")
             successor["id"] = by
+        elif held := active_saying((r for _, r in records(doc)), str(text), besides=fact_id):
+            successor["id"] = held["id"]  # the entity says it already: that fact is the successor, not a copy
         else:
             new = new_records(cfg, rel, doc, [(str(text), extra, today)])[0]
             successor["id"] = new["id"]
             edits.append(AppendEntry(new))
-        key = _superseded_key(doc)
+        key = superseded_key(doc)
         edits.insert(0, SetFields(index, {"status": "superseded", key: successor["id"]}))
-        return _apply(doc, edits, None), fact_id
+        return _apply(doc, edits, None)
 
-    report = _write(cfg, rel, plan, "supersede", wait, actor)
-    return Written(_current(cfg, rel, successor["id"]), report, _current(cfg, rel, fact_id) or previous)
+    report, wrote = _write(cfg, rel, plan, "supersede", wait, actor)
+    now = _current(cfg, rel, fact_id) or previous
+    return Written(_current(cfg, rel, successor["id"]), report, now, already=not wrote)
 
 
 def forget(
@@ -184,21 +203,31 @@ def forget(
     actor: Actor = AGENT,
 ) -> Written:
     """Take a fact out of ``items.json`` (and so its note out of the vault). Its record is kept in the state
-    folder's trash (``trash/<time>/forgotten/<entity>/<id>.json``) and git keeps the note's history."""
-    rel, _, old = locate(cfg, fact_id, entity)
+    folder's trash (``trash/<time>/forgotten/<entity>/<id>.json``) and git keeps the note's history. A fact
+    gone already (``app/forgotten.py``: once held) is answered ``already``; one never held raises NotFound."""
+    try:
+        rel, _, old = locate(cfg, fact_id, entity)
+    except NotFound:
+        if once_held(cfg, fact_id, entity):
+            return Written(None, Report(), already=True)
+        raise
     previous = view(cfg, rel, old)
     _settled(cfg, previous, actor)
     stamp = time.strftime("%Y%m%d-%H%M%S")
 
-    def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, str]:
-        index, record = _still_there(cfg, rel, doc, fact_id, if_match)
+    def plan(raw: bytes | None, doc: ItemsDoc | None) -> bytes | None:
+        found = find_in(doc, fact_id)
+        if found is None:
+            return None  # forgotten since it was looked up: a copy of this call, sent at once, came first
+        index, record = found
+        _check_version(cfg, rel, record, fact_id, if_match)
         keep = StateFiles(cfg.state_dir).trash(stamp) / "forgotten" / rel / f"{fact_id}.json"
         keep.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(keep, (json.dumps(record, ensure_ascii=False, indent=2) + "\n").encode())
-        return _apply(doc, [DeleteEntry(index)], None), fact_id
+        return _apply(doc, [DeleteEntry(index)], None)
 
-    report = _write(cfg, rel, plan, "forget", wait, actor)
-    return Written(None, report, previous)
+    report, wrote = _write(cfg, rel, plan, "forget", wait, actor)
+    return Written(None, report, previous, already=not wrote)
 
 
 def patch(
@@ -213,23 +242,24 @@ def patch(
 ) -> Written:
     """Set fields of a fact (a ``None`` value removes the field). The id cannot change, and the text not be
     emptied; every other key, the agent's own included, can."""
-    changes = _fields(changes, "changes")
+    changes = checked_fields(changes, "changes")
     if not changes:
         raise Invalid("changes", "nothing to change")
     rel, _, record = locate(cfg, fact_id, entity)
     _settled(cfg, view(cfg, rel, record), actor)
 
-    def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, str]:
-        index, record = _still_there(cfg, rel, doc, fact_id, if_match)
+    def plan(raw: bytes | None, doc: ItemsDoc | None) -> bytes | None:
+        index, record = _still_there(rel, doc, fact_id)
+        _check_version(cfg, rel, record, fact_id, if_match)
         held = [r for _, r in records(doc)]
         named = {own_spelling(k, record, held): v for k, v in changes.items()}
         values = {k: v for k, v in named.items() if v is not None}
         gone = tuple(k for k, v in named.items() if v is None and k in record)
         edits: list[Edit] = [SetFields(index, values)] if values else []
         edits += [RemoveFields(index, gone)] if gone else []
-        return _apply(doc, edits, None), fact_id
+        return _apply(doc, edits, None)
 
-    report = _write(cfg, rel, plan, "patch", wait, actor)
+    report, _ = _write(cfg, rel, plan, "patch", wait, actor)
     return Written(_current(cfg, rel, fact_id), report)
 
 
@@ -249,17 +279,24 @@ def _settled(cfg: Config, fact: FactView, actor: Actor) -> None:
 
 
 # -- under the lock ----------------------------------------------------------------------------------------
-Plan = Callable[[bytes | None, ItemsDoc | None], tuple[bytes, str]]
+Plan = Callable[[bytes | None, ItemsDoc | None], bytes | None]  # the file's new bytes; None: nothing to write
 
 
-def _write(cfg: Config, rel: str, plan: Plan, kind: str, wait: float, actor: Actor, create: bool = False) -> Report:
-    """Edit ``items.json`` through the write path: under the lock, after the remote round, then a pass."""
+def _write(
+    cfg: Config, rel: str, plan: Plan, kind: str, wait: float, actor: Actor, create: bool = False
+) -> tuple[Report, bool]:
+    """Edit ``items.json`` through the write path: under the lock, after the remote round, then a pass. The
+    report, and whether anything was written (a plan finding the change made already writes nothing, and no
+    pass runs)."""
     path = entity_dir(cfg, rel) / ITEMS
+    wrote: list[bool] = []
 
     def apply() -> OwnWrites:
         for _ in range(_TRIES):
             raw, doc = read_items(cfg, rel)
-            data, _ = plan(raw, doc)
+            data = plan(raw, doc)
+            if data is None:
+                return OwnWrites(False)
             if create:
                 path.parent.mkdir(parents=True, exist_ok=True)
             try:
@@ -269,19 +306,38 @@ def _write(cfg: Config, rel: str, plan: Plan, kind: str, wait: float, actor: Act
                 continue  # the agent wrote the file meanwhile: plan again on what it wrote
         else:
             raise FileChanged(f"{path}: rewritten by another program {_TRIES} times while a write was planned")
+        wrote.append(True)
         # The one file written is named, so the pass stats it instead of walking the whole memory tree.
         return OwnWrites(True, frozenset({f"life/{rel}/{ITEMS}"}))
 
-    return write(cfg, WriteRequest(kind, actor, apply=apply, wait=wait, recall=False))
+    report = write(cfg, WriteRequest(kind, actor, apply=apply, wait=wait, recall=False))
+    return report, bool(wrote)
 
 
-def _still_there(cfg: Config, rel: str, doc: ItemsDoc | None, fact_id: str, if_match: str | None) -> tuple[int, Record]:
+def _still_there(rel: str, doc: ItemsDoc | None, fact_id: str) -> tuple[int, Record]:
     found = find_in(doc, fact_id)
     if found is None:
         raise NotFound(f"no fact {fact_id!r} in {rel} (gone since it was looked up)")
-    if if_match is not None and not _matches(if_match, view(cfg, rel, found[1]).etag):
-        raise Stale(f"fact {fact_id!r} changed since it was read (its ETag is no longer {if_match}); read it again")
     return found
+
+
+def _check_version(cfg: Config, rel: str, record: Record, fact_id: str, if_match: str | None) -> None:
+    if if_match is not None and not _matches(if_match, view(cfg, rel, record).etag):
+        raise Stale(f"fact {fact_id!r} changed since it was read (its ETag is no longer {if_match}); read it again")
+
+
+def _same_successor(rel: str, doc: ItemsDoc | None, fact_id: str, done: str, by: str | None, text: str | None) -> str:
+    """``done``, the successor a superseded fact names, when it is the one asked for (the id given as ``by``, or
+    a fact saying ``text``); otherwise the call asks for a second successor, which is refused."""
+    if by is not None:
+        same = by == done
+    else:
+        found = find_in(doc, done)
+        said = found[1].get("fact") if found else None
+        same = isinstance(said, str) and sentence_key(said) == sentence_key(str(text))
+    if not same:
+        raise Superseded(fact_id, rel, done)
+    return done
 
 
 def _matches(header: str, current: str) -> bool:
@@ -300,79 +356,3 @@ def _apply(doc: ItemsDoc | None, edits: list[Edit], first: Record | None) -> byt
 def _current(cfg: Config, rel: str, fact_id: str) -> FactView | None:
     found = find_in(read_items(cfg, rel)[1], fact_id)
     return view(cfg, rel, found[1]) if found else None
-
-
-# -- new facts and their fields ------------------------------------------------------------------------------
-def new_records(
-    cfg: Config, rel: str, doc: ItemsDoc | None, wanted: Sequence[tuple[str, Mapping[str, Any], date | None]]
-) -> list[Record]:
-    """New facts for ``rel`` (text, other fields, the day said; None: today) in its file's own shape, their ids
-    minted together past every id the entity holds or held (``memory/new_facts.py``)."""
-    held = [r for _, r in records(doc)]
-    days = [(text, extra, day or date.today()) for text, extra, day in wanted]
-    try:
-        return new_facts(slug_of(rel), held, days, _ever(cfg, rel))
-    except BadField as exc:
-        raise Invalid(exc.field, exc.message) from None
-
-
-def _ever(cfg: Config, rel: str) -> set[str]:
-    """Every id the entity has held as far as the base knows, and the names of its notes in the vault."""
-    found: set[str] = set()
-    base = StateFiles(cfg.state_dir).base
-    if base.exists():
-        store = BaseStore(base, read_only=True)
-        try:
-            found |= store.ids([rel]).get(rel, set())
-        finally:
-            store.close()
-    facts = cfg.vault / VaultLayout(cfg.layout).facts_dir(rel)
-    with suppress(OSError):
-        found |= {name[:-3] for name in os.listdir(facts) if name.endswith(".md")}
-    return found
-
-
-def _superseded_key(doc: ItemsDoc | None) -> str:
-    """The key this file already uses for the successor's id; ``supersededBy`` in a file that uses neither."""
-    held = [r for _, r in records(doc)]
-    return (
-        "superseded_by"
-        if any("superseded_by" in r for r in held) and not any("supersededBy" in r for r in held)
-        else "supersededBy"
-    )
-
-
-def _text(value: object, field: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise Invalid(field, "expected the fact's text, not empty")
-    return value.strip()
-
-
-def _fields(values: object, field: str) -> dict[str, Any]:
-    if not isinstance(values, Mapping):
-        raise Invalid(field, "expected an object of field names and values")
-    out: dict[str, Any] = {}
-    for key, value in values.items():
-        if not isinstance(key, str) or not key:
-            raise Invalid(field, "field names must be non-empty text")
-        if key == "id":
-            raise Invalid("id", "a fact's id cannot be set or changed; it is given when the fact is made")
-        if key == "fact":
-            value = _text(value, "fact")
-        elif key in DATE_FIELDS and value is not None:
-            value = _checked_date(value, key)
-        elif key == "status" and not (isinstance(value, str) and value) and value is not None:
-            raise Invalid("status", "expected text such as active or superseded")
-        try:
-            json.dumps(value, allow_nan=False)
-        except (TypeError, ValueError):
-            raise Invalid(f"{field}.{key}", "not a JSON value") from None
-        out[key] = value
-    return out
-
-
-def _checked_date(value: object, field: str) -> str:
-    try:
-        return check_date(value, field)
-    except BadField as exc:
-        raise Invalid(exc.field, exc.message) from None

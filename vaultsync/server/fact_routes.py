@@ -26,6 +26,7 @@ from vaultsync.config import Config
 from vaultsync.model import client
 from vaultsync.server import models
 from vaultsync.server.events import Events
+from vaultsync.server.idempotency import KEYED
 from vaultsync.server.models import errors
 
 CLIENT_HEADER = "X-Vaultsync-Client"
@@ -83,6 +84,7 @@ LOCATION = {"Location": {"description": "the new fact's URL", "schema": {"type":
 def add(app: FastAPI, cfg: Config, events: Events, auth_dep: Sequence[Depends], answered: Answered) -> None:
     """Register the fact routes on ``app``, guarded by the same token as every other route."""
     deps = list(auth_dep)
+    writes = [*deps, KEYED]  # a write takes an Idempotency-Key
 
     @app.get("/facts/{fact_id}", dependencies=deps, response_model=models.Fact, responses=_fact_read(), tags=["memory"])
     def get_fact(fact_id: FactId, entity: EntityQuery = None) -> Response:
@@ -91,22 +93,26 @@ def add(app: FastAPI, cfg: Config, events: Events, auth_dep: Sequence[Depends], 
     @app.post(
         "/facts",
         status_code=201,
-        dependencies=deps,
+        dependencies=writes,
         response_model=models.Written,
-        responses={201: {"headers": {**ETAG, **LOCATION}}, **errors(401, 404, 409, 413, 422, 503)},
+        responses={
+            200: {"model": models.Written, "description": "the entity held the sentence already", "headers": ETAG},
+            201: {"headers": {**ETAG, **LOCATION}},
+            **errors(401, 404, 409, 413, 422, 503),
+        },
         tags=["memory"],
     )
     def remember(body: RememberBody, by: Client = None) -> Response:
         with events.pass_of("remember") as done:
             written = remember_fact(cfg, body.entity, body.fact, body.extra(), create=body.create, actor=client(by))
-            response = answered(done(written), 201)
-            if written.fact:
+            response = answered(done(written), 200 if written.already else 201)
+            if written.fact and not written.already:
                 response.headers["Location"] = _location(written.fact.id, written.fact.entity)
             return response
 
     @app.post(
         "/facts/{fact_id}/supersede",
-        dependencies=deps,
+        dependencies=writes,
         response_model=models.Written,
         responses=_write(),
         tags=["memory"],
@@ -128,14 +134,14 @@ def add(app: FastAPI, cfg: Config, events: Events, auth_dep: Sequence[Depends], 
             return answered(done(written))
 
     @app.delete(
-        "/facts/{fact_id}", dependencies=deps, response_model=models.Written, responses=_forget(), tags=["memory"]
+        "/facts/{fact_id}", dependencies=writes, response_model=models.Written, responses=_forget(), tags=["memory"]
     )
     def forget(fact_id: FactId, entity: EntityQuery = None, if_match: IfMatch = None, by: Client = None) -> Response:
         with events.pass_of("forget") as done:
             return answered(done(forget_fact(cfg, fact_id, entity=entity, if_match=if_match, actor=client(by))))
 
     @app.patch(
-        "/facts/{fact_id}", dependencies=deps, response_model=models.Written, responses=_write(), tags=["memory"]
+        "/facts/{fact_id}", dependencies=writes, response_model=models.Written, responses=_write(), tags=["memory"]
     )
     def patch_fact(
         fact_id: FactId,

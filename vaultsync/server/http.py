@@ -26,6 +26,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from vaultsync import __version__
 from vaultsync.api import (
+    Answers,
     LockHeld,
     PassOptions,
     PortUnavailable,
@@ -45,6 +46,8 @@ from vaultsync.server import fact_routes, models, plugin_routes, turn_routes
 from vaultsync.server.events import Events
 from vaultsync.server.fact_routes import CLIENT_HEADER
 from vaultsync.server.http_guard import RETRY_AFTER, Guard, answer_errors, error, route_checks
+from vaultsync.server.idempotency import HEADER as KEY_HEADER
+from vaultsync.server.idempotency import KEYED, REPLAYED, Idempotency
 from vaultsync.server.models import errors
 
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -75,12 +78,13 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
 
     auth_dep = route_checks(token)
     answer_errors(app)
+    app.add_middleware(Idempotency, answers=Answers(cfg), token=token)  # next to the routes
     app.add_middleware(
         CORSMiddleware,
         allow_origins=[OBSIDIAN_ORIGIN],
         allow_methods=["GET", "POST", "PATCH", "DELETE"],
-        allow_headers=["Authorization", "Content-Type", "If-Match", CLIENT_HEADER],
-        expose_headers=["ETag", "Retry-After"],
+        allow_headers=["Authorization", "Content-Type", "If-Match", CLIENT_HEADER, KEY_HEADER],
+        expose_headers=["ETag", "Retry-After", REPLAYED],
     )
     app.add_middleware(Guard, hosts=hosts)  # added last, so it runs first
 
@@ -105,7 +109,13 @@ def _pass_routes(app: FastAPI, cfg: Config, events: Events, recaller: Recaller, 
     def get_status() -> dict[str, Any]:
         return overview(cfg)
 
-    @app.post("/sync", dependencies=auth_dep, response_model=models.Report, responses=errors(401, 409), tags=["sync"])
+    @app.post(
+        "/sync",
+        dependencies=[*auth_dep, KEYED],
+        response_model=models.Report,
+        responses=errors(401, 409, 422),
+        tags=["sync"],
+    )
     def sync_now() -> Response:
         try:
             with events.pass_of("sync") as done:

@@ -62,6 +62,8 @@ Pick = Annotated[str | None, Field(description="the entity, when several use the
 Opt = Annotated[str | None, Field(description="optional")]
 Kind = Literal["fact", "summary", "memory", "daily"]
 ADDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+# Adds once: a repeat answers with what the first call made (``already``), so calling twice is calling once.
+ONCE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 REPLACES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 SYNCS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
@@ -102,8 +104,10 @@ def _fact_tools(server: MCPServer, cfg: Config) -> None:
     """Writes to one fact: remember, supersede, forget, edit; each commits as the client that asked."""
 
     @server.tool(
-        description="Add a fact to an entity. Returns the stored fact with its new id (e.g. sarah-chen-008).",
-        annotations=ADDS,
+        description="Add a fact to an entity. Returns the stored fact with its new id (e.g. sarah-chen-008). A "
+        "sentence the entity already holds as an active fact is not added again: the answer is that fact, with "
+        "already=true.",
+        annotations=ONCE,
     )
     def remember(
         entity: Entity,
@@ -120,8 +124,9 @@ def _fact_tools(server: MCPServer, cfg: Config) -> None:
 
     @server.tool(
         description="Mark a fact as no longer true, replaced by an existing fact ('by') or by a new one ('fact'). "
-        "Give exactly one of the two.",
-        annotations=ADDS,
+        "Give exactly one of the two. Asked again for a fact superseded already, it answers with the successor "
+        "(already=true) when the successor is the same, and refuses naming the successor when it is another.",
+        annotations=ONCE,
     )
     def supersede(
         id: FactId,
@@ -136,7 +141,9 @@ def _fact_tools(server: MCPServer, cfg: Config) -> None:
         return _answer(lambda: supersede_fact(cfg, id, by=by, fact=fact, fields=extra, entity=entity, actor=actor))
 
     @server.tool(
-        description="Remove a fact from memory entirely (git history and the trash keep a copy).", annotations=REPLACES
+        description="Remove a fact from memory entirely (git history and the trash keep a copy). A fact that is "
+        "gone already is answered with already=true.",
+        annotations=REPLACES,
     )
     def forget(id: FactId, entity: Pick = None, ctx: Context | None = None) -> dict[str, Any]:
         actor = _actor(ctx)

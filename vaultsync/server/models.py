@@ -144,6 +144,9 @@ class Written(_Open):
     sync: PassSummary
     commits: list[str]
     remote: RemoteRound | None = Field(description="with a [remote]: pushed, or waiting (exit 6) and why")
+    already: bool = Field(
+        False, description="true: the memory held this change already (a repeated call); nothing was written"
+    )
 
 
 def _unset(value: object) -> bool:
@@ -208,6 +211,15 @@ class FieldIssue(_Open):
 class Choice(_Open):
     msg: str
     entities: list[str]
+
+
+class Successor(_Open):
+    """A fact superseded already, by another successor than the one asked for (409)."""
+
+    msg: str
+    id: str
+    entity: str
+    successor: str = Field(description="the id of the fact that replaced it")
 
 
 class Conflict(_Open):
@@ -277,9 +289,10 @@ class Captured(_Open):
 
 
 class Problem(BaseModel):
-    """Every error: ``detail`` is a sentence, a list of field issues (422), or the entities to choose from."""
+    """Every error: ``detail`` is a sentence, a list of field issues (422), the entities to choose from, or the
+    successor of a fact superseded already."""
 
-    detail: str | list[FieldIssue] | Choice
+    detail: str | list[FieldIssue] | Choice | Successor
 
 
 def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
@@ -296,9 +309,10 @@ def stream_errors(*codes: int) -> dict[int | str, dict[str, Any]]:
 _MEANING = {
     401: "missing or wrong bearer token",
     404: "no such entity or fact",
-    409: "the request meets the vault's state: an ambiguous id, an unreadable file, a pass running",
+    409: "the request meets the vault's state: an ambiguous id, an unreadable file, a pass running, a fact "
+    "superseded already, an Idempotency-Key whose first request is still being answered",
     412: "If-Match no longer matches the fact",
     413: "request body too large",
-    422: "a value the route cannot use; detail names the field",
+    422: "a value the route cannot use (an Idempotency-Key sent with another request too); detail names the field",
     503: "a pass held the lock too long, or a root folder is missing; try again",
 }

@@ -27,6 +27,7 @@ from vaultsync.api import resolve_conflict as resolve_copy
 from vaultsync.config import Config
 from vaultsync.server import models
 from vaultsync.server.events import Events
+from vaultsync.server.idempotency import KEYED
 from vaultsync.server.models import errors
 
 FactId = Annotated[str, Path(max_length=200, description="the fact's id, e.g. sarah-chen-004")]
@@ -52,6 +53,7 @@ def add(
 ) -> None:
     """Register the plugin's routes on ``app``, guarded by the same token as every other route."""
     deps = list(auth_dep)
+    writes = [*deps, KEYED]  # a write takes an Idempotency-Key
 
     @app.get(
         "/conflicts", dependencies=deps, response_model=models.ConflictList, responses=errors(401), tags=["plugin"]
@@ -61,7 +63,7 @@ def add(
 
     @app.post(
         "/conflicts/resolve",
-        dependencies=deps,
+        dependencies=writes,
         response_model=models.Resolution,
         responses=errors(401, 404, 409, 413, 422, 503),
         tags=["plugin"],
@@ -78,7 +80,7 @@ def add(
 
     @app.post(
         "/inbox/{fact_id}/{decision}",
-        dependencies=deps,
+        dependencies=writes,
         response_model=models.Written,
         responses=errors(401, 404, 409, 412, 422, 503),
         tags=["plugin"],

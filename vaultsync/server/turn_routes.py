@@ -21,6 +21,7 @@ from vaultsync.config import Config
 from vaultsync.model import client as actor
 from vaultsync.server import models
 from vaultsync.server.events import Events
+from vaultsync.server.idempotency import KEYED
 from vaultsync.server.models import errors
 
 Client = Annotated[
@@ -37,6 +38,7 @@ class DailyBody(BaseModel):
 def add(app: FastAPI, cfg: Config, events: Events, recaller: Recaller, auth_dep: Sequence[Depends]) -> None:
     """Register the two routes on ``app``, guarded by the same token as every other route."""
     deps = list(auth_dep)
+    writes = [*deps, KEYED]  # a write takes an Idempotency-Key
 
     @app.get("/context", dependencies=deps, response_model=models.Context, responses=errors(401, 422), tags=["memory"])
     def context_route(
@@ -48,7 +50,7 @@ def add(app: FastAPI, cfg: Config, events: Events, recaller: Recaller, auth_dep:
     @app.post(
         "/daily",
         status_code=201,
-        dependencies=deps,
+        dependencies=writes,
         response_model=models.Captured,
         responses=errors(401, 409, 422, 503),
         tags=["memory"],

@@ -177,6 +177,10 @@ class BaseStore:
             seen.setdefault(entity, set()).add(fact_id)
         return seen
 
+    def holders(self, fact_id: str) -> set[str]:
+        """The entities that have ever used ``fact_id``: a forget repeated after the fact is gone finds it here."""
+        return {entity for (entity,) in self.db.execute("SELECT entity FROM ids WHERE id = ?", (fact_id,))}
+
     def conflicts(self) -> dict[str, tuple[str, str]]:
         return {p: (k, d) for p, k, d in self.db.execute("SELECT path, key, detail FROM conflicts")}
 

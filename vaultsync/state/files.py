@@ -68,9 +68,19 @@ class StateFiles:
         """Where ``vaultsync extract`` stopped in each daily note (``state/extracted.py``)."""
         return self.root / "extracted.json"
 
+    @property
+    def answers(self) -> Path:
+        """The HTTP API's first answer to each ``Idempotency-Key``, kept a day (``state/answers.py``)."""
+        return self.root / "answers.sqlite"
+
+    @property
+    def trashes(self) -> Path:
+        """Every run's trash, each in a folder named for its time."""
+        return self.root / "trash"
+
     def trash(self, stamp: str) -> Path:
         """Where a pass puts what it deletes or sets aside on the memory side, per run."""
-        return self.root / "trash" / stamp
+        return self.trashes / stamp
 
     def uncommitted_notes(self) -> set[str]:
         """The notes listed as written but not committed; an unreadable list counts as none."""
