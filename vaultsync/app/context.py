@@ -22,6 +22,7 @@ from vaultsync.app.recall import Hit, RecallOptions, RecallResult, recall
 from vaultsync.config import Config
 from vaultsync.errors import NotFound, UsageError
 from vaultsync.names import fold
+from vaultsync.state.recall_query import UNSPACED_RUN
 
 __all__ = ["BUDGET", "Context", "context"]
 
@@ -97,6 +98,13 @@ def _words(text: str) -> set[str]:
     return {fold(w) for w in re.findall(r"\w+", text) if len(w) > 1}
 
 
+def _holds(query: str, words: set[str], name: set[str]) -> bool:
+    """The message holds every word of ``name``; one in an unspaced script has no space around it in the message
+    ("王芳喜欢喝什么茶" holds 王芳), so it counts when it is part of the text."""
+    text = fold(query)
+    return all(w in words or (UNSPACED_RUN.fullmatch(w) is not None and w in text) for w in name)
+
+
 def _named(cfg: Config, ask: Search, query: str, words: set[str]) -> list[Entity]:
     """The entities whose name the message holds: every word of the folder's slug (``sarah-chen``), or of the
     summary's title, is in it. Candidates come from the recall index (summaries matching the words), so no
@@ -106,7 +114,7 @@ def _named(cfg: Config, ask: Search, query: str, words: set[str]) -> list[Entity
     for rel in dict.fromkeys(str(h.entity) for h in candidates if h.entity):
         titles = [_title(h.text) for h in candidates if h.entity == rel]
         named = [_words(rel.rsplit("/", 1)[-1].replace("-", " ")), *titles]
-        if not any(name and name <= words for name in named):
+        if not any(name and _holds(query, words, name) for name in named):
             continue
         try:
             found.append(get_entity(cfg, rel))
