@@ -112,7 +112,7 @@ def _named(cfg: Config, ask: Search, query: str, words: set[str]) -> list[Entity
     found: list[Entity] = []
     candidates = ask(query, RecallOptions(limit=CANDIDATES, kinds=("summary",))).hits
     for rel in dict.fromkeys(str(h.entity) for h in candidates if h.entity):
-        titles = [_title(h.text) for h in candidates if h.entity == rel]
+        titles = [name for h in candidates if h.entity == rel for name in _title(h.text)]
         named = [_words(rel.rsplit("/", 1)[-1].replace("-", " ")), *titles]
         if not any(name and _holds(query, words, name) for name in named):
             continue
@@ -125,10 +125,14 @@ def _named(cfg: Config, ask: Search, query: str, words: set[str]) -> list[Entity
     return found
 
 
-def _title(text: str) -> set[str]:
-    """The words of a summary's ``# Title`` when its hit starts with it."""
+def _title(text: str) -> list[set[str]]:
+    """The words of a summary's ``# Title`` when its hit starts with it; a name in brackets is another name of
+    the same entity (``# 李伟 (Li Wei)``), and either names it."""
     first = text.lstrip().split("\n", 1)[0]
-    return _words(first[2:]) if first.startswith("# ") else set()
+    if not first.startswith("# "):
+        return []
+    title = first[2:]
+    return [_words(title), *(_words(part) for part in re.split(r"[()（）]", title) if part.strip())]
 
 
 def _summary(body: str) -> str:
