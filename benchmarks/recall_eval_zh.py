@@ -23,7 +23,8 @@ Usage: ``python benchmarks/recall_eval_zh.py OUT`` writes ``OUT/workspace``, ``O
 ``OUT/questions.json``; ``benchmarks/recall.py --eval-only`` builds and scores it beside the English set.
 """
 
-# ruff: noqa: RUF001 (full-width punctuation is what people type)
+# Full-width punctuation is what people type.
+# ruff: noqa: RUF001, RUF002
 
 from __future__ import annotations
 
@@ -77,17 +78,20 @@ EVENTS = (
              "{w}从收容所领养了一只{x}", "{w} adopted a {x} from the shelter",
              "{w}哪天领养了{x}？", "When did {w} adopt the {x}?", "谁领养了一只{x}？",
              "{w}领养的是哪种动物？", "{w}从收容所带回了什么？",
-             (("灰色小兔子", "grey rabbit", "家里多了长耳朵爱吃胡萝卜的小家伙"), ("比格犬", "beagle puppy", "家里多了一条猎犬"))),
+             (("灰色小兔子", "grey rabbit", "家里多了长耳朵爱吃胡萝卜的小家伙"),
+              ("比格犬", "beagle puppy", "家里多了一条猎犬"))),
     Template("我今天早上跑完了{x}。", "I ran the {x} this morning.",
              "{w}跑完了{x}", "{w} ran the {x}",
              "{w}哪天跑了{x}？", "When did {w} run the {x}?", "谁跑完了{x}？",
              "{w}跑完的是哪场比赛？", "{w}早上跑完了什么？",
-             (("城市半程马拉松", "city half marathon", "参加了二十多公里的长距离竞赛"), ("公园五公里", "park 5k", "在绿地里参加了短距离竞赛"))),
+             (("城市半程马拉松", "city half marathon", "参加了二十多公里的长距离竞赛"),
+              ("公园五公里", "park 5k", "在绿地里参加了短距离竞赛"))),
     Template("公司终于批准了{x}项目。", "My {x} project at work was approved at last.",
              "{w}负责的{x}项目获得公司批准", "{w}'s {x} project at work was approved",
              "{w}的{x}项目是什么时候批准的？", "When was {w}'s {x} project approved?", "谁的{x}项目批准了？",
              "{w}的哪个项目批准了？", "公司批准了{w}的什么？",
-             (("仓库迁移", "warehouse migration", "搬库房的计划得到了领导同意"), ("计费系统重写", "billing rewrite", "重新开发收费软件的打算通过了"))),
+             (("仓库迁移", "warehouse migration", "搬库房的计划得到了领导同意"),
+              ("计费系统重写", "billing rewrite", "重新开发收费软件的打算通过了"))),
     Template("我订了夏天去{x}的机票。", "I booked flights for a trip to {x} in the summer.",
              "{w}订了夏天去{x}的机票", "{w} booked flights to {x} for the summer",
              "{w}什么时候订了去{x}的机票？", "When did {w} book the flights to {x}?", "谁夏天要去{x}？",
@@ -97,22 +101,26 @@ EVENTS = (
              "{w}家的{x}漏水了", "{w}'s {x} is leaking",
              "{w}家的{x}什么时候漏水的？", "When did {w}'s {x} start leaking?", "谁家的{x}漏水了？",
              "{w}家哪个地方漏水？", "{w}家什么东西漏水？",
-             (("厨房水槽", "kitchen sink", "做饭处下面滴滴答答"), ("浴室天花板", "bathroom ceiling", "洗澡间头顶往下滴"))),
+             (("厨房水槽", "kitchen sink", "做饭处下面滴滴答答"),
+              ("浴室天花板", "bathroom ceiling", "洗澡间头顶往下滴"))),
     Template("客户的{x}安排好了，由我负责。", "The client's {x} is arranged and I am in charge of it.",
              "{w}负责客户的{x}", "{w} is in charge of the client's {x}",
              "{w}负责的{x}是哪天？", "When is the {x} {w} is in charge of?", "谁负责客户的{x}？",
              "{w}负责客户的哪项安排？", "{w}接待客户的安排是什么？",
-             (("工厂参观", "factory visit", "带来访者看生产车间"), ("样品发货", "sample shipment", "把测试用的货物寄走"))),
+             (("工厂参观", "factory visit", "带来访者看生产车间"),
+              ("样品发货", "sample shipment", "把测试用的货物寄走"))),
     Template("我从邻居那里买了一辆二手{x}。", "I bought a secondhand {x} from a neighbour.",
              "{w}从邻居那里买了一辆二手{x}", "{w} bought a secondhand {x} from a neighbour",
              "{w}什么时候买了二手{x}？", "When did {w} buy the secondhand {x}?", "谁买了一辆二手{x}？",
              "{w}从邻居那里买了哪种车？", "{w}从邻居那儿买了什么二手货？",
-             (("公路自行车", "road bike", "从隔壁淘了旧的两轮脚踏车"), ("电动滑板车", "electric scooter", "从隔壁淘了旧的充电代步工具"))),
+             (("公路自行车", "road bike", "从隔壁淘了旧的两轮脚踏车"),
+              ("电动滑板车", "electric scooter", "从隔壁淘了旧的充电代步工具"))),
     Template("上完网课以后我拿到了{x}证书。", "I got a certificate in {x} after the online course.",
              "{w}拿到了{x}证书", "{w} got a certificate in {x}",
              "{w}什么时候拿到了{x}证书？", "When did {w} get the {x} certificate?", "谁拿到了{x}证书？",
              "{w}拿到的是哪个方向的证书？", "{w}上网课考了什么证书？",
-             (("数据分析", "data analysis", "考过了处理数字报表的考试"), ("项目管理", "project management", "考过了带团队排计划的考试"))),
+             (("数据分析", "data analysis", "考过了处理数字报表的考试"),
+              ("项目管理", "project management", "考过了带团队排计划的考试"))),
     Template("我去老剧院听了一场{x}音乐会。", "I went to a {x} concert at the old theatre.",
              "{w}去老剧院听了{x}音乐会", "{w} went to a {x} concert at the old theatre",
              "{w}什么时候去听了{x}音乐会？", "When did {w} go to the {x} concert?", "谁去听了{x}音乐会？",
@@ -142,7 +150,10 @@ CHATTER = (("我有个朋友也想试试{x}。", "A friend of mine wants to try 
            ("听说{x}最近很火，是真的吗？", "I hear the {x} is all the rage, is it true?"))  # fmt: skip
 SMALL_TALK = (
     (("这周过得怎么样？", "How was your week?"), ("挺忙的，工作很多。", "Busy, lots of work.")),
-    (("昨晚睡得好吗？", "Did you sleep well?"), ("不太好，邻居又在开派对。", "Not really, the neighbours had a party.")),
+    (
+        ("昨晚睡得好吗？", "Did you sleep well?"),
+        ("不太好，邻居又在开派对。", "Not really, the neighbours had a party."),
+    ),
     (("我们还去喝咖啡吗？", "Still on for coffee?"), ("去，老地方见。", "Yes, same place as always.")),
     (("你妈妈身体怎么样？", "How is your mum?"), ("好多了，谢谢关心。", "Much better, thanks.")),
     (("看天气预报了吗？", "Seen the forecast?"), ("周末一直下雨。", "Rain all weekend.")),
@@ -228,8 +239,9 @@ def _write_facts(out: Path, rng: random.Random, events: list[Event]) -> int:
         facts = []
         for n, event in enumerate(mine, 1):
             event.fact_id = f"{slug}-{n:03d}"
+            day = event.day.isoformat()
             facts.append({"id": event.fact_id, "fact": event.fact, "category": "event", "status": "active",
-                          "timestamp": event.day.isoformat(), "source": f"memory/{event.day.isoformat()}.md"})  # fmt: skip
+                          "timestamp": day, "source": f"memory/{day}.md"})  # fmt: skip
         for n in range(60):
             zh, en = rng.choice(TOPICS)
             month = rng.randrange(1, 13)

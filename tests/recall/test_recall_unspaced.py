@@ -2,6 +2,9 @@
 ``GET /recall`` and in process, against vault-example with one more Chinese entity. Each of these questions found
 nothing when an unspaced run was one phrase of character pairs that only a text holding the whole question matched."""
 
+# Full-width punctuation is what people type.
+# ruff: noqa: RUF001
+
 from __future__ import annotations
 
 import json

@@ -2,7 +2,8 @@
 words, their pairs of characters as terms of their own, and the names it may hold; and the re-ranking's view of a
 name inside a run of such text. Pure functions, plus a real index in memory for the document counts."""
 
-# ruff: noqa: RUF001 (full-width punctuation is what people type)
+# Full-width punctuation is what people type.
+# ruff: noqa: RUF001
 
 from __future__ import annotations
 

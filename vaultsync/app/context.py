@@ -32,6 +32,7 @@ FACTS_PER_ENTITY = 12
 HITS = 8
 SUMMARY_CHARS = 300
 CANDIDATES = 10  # summary hits looked at to find the entities a message names
+BRACKETS = re.compile("[()\uff08\uff09]")  # a title's other name is in brackets, ASCII or full-width
 
 Search = Callable[[str, RecallOptions], RecallResult]
 
@@ -132,7 +133,7 @@ def _title(text: str) -> list[set[str]]:
     if not first.startswith("# "):
         return []
     title = first[2:]
-    return [_words(title), *(_words(part) for part in re.split(r"[()（）]", title) if part.strip())]
+    return [_words(title), *(_words(part) for part in BRACKETS.split(title) if part.strip())]
 
 
 def _summary(body: str) -> str:

@@ -37,7 +37,9 @@ NEXT = 0.1  # share of the line after's
 REACH = 10  # the best daily-note candidates whose neighbours are read
 SUPERSEDED = 2  # ``standing`` of a superseded fact
 RECENCY_TIE = 0.01  # scores within this share of each other are equal: the newer piece first
-WHEN_WORDS = re.compile(r"\b(when|what (?:date|year|month)|how long ago)\b|什么时候|哪天|哪一天|几号|几月|何时|いつ", re.I)
+WHEN_WORDS = re.compile(
+    r"\b(when|what (?:date|year|month)|how long ago)\b|什么时候|哪天|哪一天|几号|几月|何时|いつ", re.I
+)
 # A question after what used to be true: superseded facts then rank by relevance like the rest.
 PAST_WORDS = re.compile(r"\b(before|previous(?:ly)?|used to|former(?:ly)?|earlier|originally|superseded)\b", re.I)
 

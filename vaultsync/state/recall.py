@@ -316,7 +316,9 @@ class RecallIndex:
         with self._guard():
             for chunk in _chunks(list(dict.fromkeys(words)), 500):
                 marks = ",".join("?" * len(chunk))
-                found += [row[0] for row in self.db.execute(f"SELECT DISTINCT word FROM names WHERE word IN ({marks})", chunk)]
+                found += [
+                    row[0] for row in self.db.execute(f"SELECT DISTINCT word FROM names WHERE word IN ({marks})", chunk)
+                ]
         return found
 
     def entities(self) -> list[str]:

@@ -26,8 +26,8 @@ UNSPACED_RUN = re.compile(f"[{UNSPACED}]+")
 # The function words, particles and question words of unspaced scripts a question is cut at: they are in most
 # texts, and a pair of characters across one ("伟的", "么茶") is in no answer. Longest first where they overlap.
 UNSPACED_STOP = frozenset(
-    # Chinese: question words, then particles and the copula.
-    "什么时候 为什么 怎么样 什么 怎么 哪里 哪儿 哪天 哪个 哪些 哪位 多少 时候 如何 是否 有没有 是不是 "
+    # Chinese: question words, then particles and the copula. (One string: 60 quoted words read worse.)
+    "什么时候 为什么 怎么样 什么 怎么 哪里 哪儿 哪天 哪个 哪些 哪位 多少 时候 如何 是否 有没有 是不是 "  # noqa: SIM905
     "的 了 吗 呢 吧 啊 呀 嘛 是 哪 谁 么 什 "
     # Japanese: question words and particles written in kana.
     "ですか でした です ます いつ どこ だれ なに から まで の は が を に へ で と も か ね よ "
