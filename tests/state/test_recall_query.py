@@ -46,6 +46,8 @@ def test_names_are_looked_for_inside_a_run() -> None:
     names = unspaced_names("王芳喜欢喝什么茶？ and Sam")
     assert "王芳" in names and "王芳喜欢喝什么茶" in names
     assert "sam" not in names and all(2 <= len(n) <= 8 for n in names)
+    pasted = unspaced_names("王芳" * 150 + " " + "李伟" * 50 + " 张敏")
+    assert "王芳" in pasted and "李伟" in pasted and "张敏" not in pasted  # a question's worth of text is read
 
 
 @given(st.text(alphabet="李伟的工厂参观是哪天什么时候吗茶の会議はいつ", max_size=40))

@@ -36,6 +36,9 @@ UNSPACED_STOP = frozenset(
 )
 MAX_STOP = max(map(len, UNSPACED_STOP))
 MAX_NAME = 8  # characters of the longest name found inside an unspaced run (``unspaced_names``)
+# Characters of unspaced text whose substrings are looked up as names: a question's worth; a pasted page would
+# cost a lookup of seven substrings per character.
+MAX_NAME_TEXT = 400
 MAX_TERMS = 12  # more words than this add time and no precision; the first ones are kept
 # Words that occur in most questions and in most memory text; dropped when the query has other words.
 STOPWORDS = frozenset(
@@ -157,10 +160,13 @@ def unspaced_terms(run: str) -> list[Term]:
 
 
 def unspaced_names(text: str) -> list[str]:
-    """Every substring of two to ``MAX_NAME`` characters of ``text``'s unspaced runs, lower case: the names a
-    question may hold without a space around them ("王芳喜欢喝什么茶" holds 王芳), looked up in the names table."""
+    """Every substring of two to ``MAX_NAME`` characters of ``text``'s unspaced runs (their first
+    ``MAX_NAME_TEXT`` characters), lower case: the names a question may hold without a space around them
+    ("王芳喜欢喝什么茶" holds 王芳), looked up in the names table."""
     found: dict[str, None] = {}
-    for run in UNSPACED_RUN.findall(text.lower()):
+    left = MAX_NAME_TEXT
+    for whole in UNSPACED_RUN.findall(text.lower()):
+        run, left = whole[: max(0, left)], left - len(whole)
         for i in range(len(run)):
             for n in range(2, min(MAX_NAME, len(run) - i) + 1):
                 found[run[i : i + n]] = None
