@@ -37,6 +37,12 @@ def test_each_pair_is_a_term_of_its_own_and_no_pair_crosses_a_particle() -> None
     assert not {w for w in words("李伟的工厂参观是哪天") if set(w) & {"的", "是", "哪"}}
 
 
+def test_a_long_question_keeps_its_topic_within_the_terms_it_may_ask() -> None:
+    """Pronouns and demonstratives cut too, so a spoken question's topic is not past the first twelve pairs."""
+    assert {"工厂", "参观"} <= set(words("我上周和李伟讨论过的那个工厂参观后来改到哪天了？"))
+    assert words("那个工厂参观") == ["工厂", "厂参", "参观"]
+
+
 def test_english_words_are_cut_as_before() -> None:
     assert words("When is the Atlas check-in?") == ["atlas", "check"]
     assert words("Li Wei 工厂参观") == ["li", "wei", "工厂", "厂参", "参观"]

@@ -29,6 +29,8 @@ UNSPACED_STOP = frozenset(
     # Chinese: question words, then particles and the copula. (One string: 60 quoted words read worse.)
     "什么时候 为什么 怎么样 什么 怎么 哪里 哪儿 哪天 哪个 哪些 哪位 多少 时候 如何 是否 有没有 是不是 "  # noqa: SIM905
     "的 了 吗 呢 吧 啊 呀 嘛 是 哪 谁 么 什 "
+    # Chinese: plural pronouns, demonstratives and connectives (one character alone, 我 or 他, is in words: 其他).
+    "我们 你们 他们 她们 它们 那个 这个 那些 这些 因为 所以 但是 已经 "
     # Japanese: question words and particles written in kana.
     "ですか でした です ます いつ どこ だれ なに から まで の は が を に へ で と も か ね よ "
     # Thai: question words and polite particles.
