@@ -76,6 +76,18 @@ def test_the_pairs_are_ored_by_bm25_not_one_phrase() -> None:
     index.close()
 
 
+def test_thai_keeps_its_marks_so_its_pairs_are_the_indexed_ones() -> None:
+    """Thai vowels and tone marks are no letters to a word pattern; a run cut there asked for pairs no text holds."""
+    index = scratch_index()
+    texts = ["ร้านกาแฟอยู่ตรงข้ามสถานี", "สถานีรถไฟปิดวันนี้"]
+    docs = [Doc(f"s{n}", "fact", "life", f"p{n}", body=t, grams=grams(t), fact_id=f"f{n}") for n, t in enumerate(texts)]
+    index.replace([], docs, {})
+    asked = terms("ร้านกาแฟอยู่ที่ไหน")  # where is the coffee shop
+    assert {t.word for t in asked} <= set(grams(texts[0]).split())  # ที่ไหน (where) is cut off
+    assert [c.doc.fact_id for c in index.search(asked, Filters(), 5)][:1] == ["f0"]
+    index.close()
+
+
 def test_a_name_inside_a_run_of_text_is_a_mention() -> None:
     q = rank.question("王芳 乌龙茶", {"王芳": {"areas/people/wang-fang"}}, None)
     other = Doc("s", "fact", "life", "p", body="李伟说王芳喜欢喝乌龙茶", entity="areas/people/li-wei")

@@ -23,6 +23,9 @@ UNSPACED = (
     "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f"
 )
 UNSPACED_RUN = re.compile(f"[{UNSPACED}]+")
+# A query's words and unspaced runs in order. A run is taken whole, with its combining marks (Thai vowels and tone
+# marks are no letters to ``WORD``), so that its pairs are the pairs ``grams`` made of the same text.
+TOKEN = re.compile(f"[{UNSPACED}]+|[^\\W_{UNSPACED}]+")
 # The function words, particles and question words of unspaced scripts a question is cut at: they are in most
 # texts, and a pair of characters across one ("伟的", "么茶") is in no answer. Longest first where they overlap.
 UNSPACED_STOP = frozenset(
@@ -182,13 +185,12 @@ def _quoted(token: str) -> str:
 def terms(query: str) -> list[Term]:
     """The query's terms, at most ``MAX_TERMS``, without repeats; stop words only when nothing else is left."""
     found: dict[str, Term] = {}
-    for word in WORD.findall(query.lower()):
-        spaced = UNSPACED_RUN.sub(" ", word).split()
-        for part in spaced:
-            found.setdefault(part, Term(part, _quoted(part), grams=False))
-        for run in UNSPACED_RUN.findall(word):
-            for term in unspaced_terms(run):
+    for token in TOKEN.findall(query.lower()):
+        if UNSPACED_RUN.match(token):
+            for term in unspaced_terms(token):
                 found.setdefault(term.word, term)
+        else:
+            found.setdefault(token, Term(token, _quoted(token), grams=False))
         if len(found) >= MAX_TERMS * 4:
             break
     content = [t for t in found.values() if t.grams or t.word not in STOPWORDS]
