@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 import httpx
 import pytest
 from helpers.server import AUTH, running_server
-from helpers.twoway import SARAH, Env
+from helpers.twoway import LIWEI, SARAH, Env
 
 from vaultsync.app.capture import append_daily
 from vaultsync.app.context import context
@@ -88,3 +89,18 @@ def test_both_routes_over_http(env: Env) -> None:
 def _daily_in_vault(env: Env, name: str) -> str:
     listed = env.git("ls-files").splitlines()
     return next(p for p in listed if p.endswith(name))
+
+
+def test_a_chinese_message_names_its_entity_without_spaces(env: Env) -> None:
+    """An unspaced message is one run of text: the name in it is found as a part of it, not as a word of its own."""
+    folder = env.life / "areas/people/wang-fang"
+    folder.mkdir(parents=True)
+    fact = {"id": "wang-fang-001", "fact": "王芳喜欢喝乌龙茶、不喝咖啡", "status": "active"}
+    (folder / "items.json").write_text(json.dumps([fact], ensure_ascii=False), encoding="utf-8")
+    (folder / "summary.md").write_text("# 王芳\n\n明湖光电的质检主管。\n", encoding="utf-8")
+    assert env.sync().exit_code == 0
+    found = context(env.cfg, "王芳喜欢喝什么茶?", 2000)
+    assert [e["entity"] for e in found.entities] == ["areas/people/wang-fang"]
+    assert found.text.startswith("## 王芳 (areas/people/wang-fang)") and "乌龙茶" in found.text
+    assert context(env.cfg, "李伟的工厂参观是哪天", 2000).entities[0]["entity"] == LIWEI
+    assert context(env.cfg, "芳喜欢喝什么茶", 2000).entities == []  # a part of a name names nobody

@@ -22,6 +22,7 @@ from vaultsync.app.recall import Hit, RecallOptions, RecallResult, recall
 from vaultsync.config import Config
 from vaultsync.errors import NotFound, UsageError
 from vaultsync.names import fold
+from vaultsync.state.recall_query import UNSPACED_RUN
 
 __all__ = ["BUDGET", "Context", "context"]
 
@@ -31,6 +32,7 @@ FACTS_PER_ENTITY = 12
 HITS = 8
 SUMMARY_CHARS = 300
 CANDIDATES = 10  # summary hits looked at to find the entities a message names
+BRACKETS = re.compile("[()\uff08\uff09]")  # a title's other name is in brackets, ASCII or full-width
 
 Search = Callable[[str, RecallOptions], RecallResult]
 
@@ -97,6 +99,13 @@ def _words(text: str) -> set[str]:
     return {fold(w) for w in re.findall(r"\w+", text) if len(w) > 1}
 
 
+def _holds(query: str, words: set[str], name: set[str]) -> bool:
+    """The message holds every word of ``name``; one in an unspaced script has no space around it in the message
+    ("王芳喜欢喝什么茶" holds 王芳), so it counts when it is part of the text."""
+    text = fold(query)
+    return all(w in words or (UNSPACED_RUN.fullmatch(w) is not None and w in text) for w in name)
+
+
 def _named(cfg: Config, ask: Search, query: str, words: set[str]) -> list[Entity]:
     """The entities whose name the message holds: every word of the folder's slug (``sarah-chen``), or of the
     summary's title, is in it. Candidates come from the recall index (summaries matching the words), so no
@@ -104,9 +113,9 @@ def _named(cfg: Config, ask: Search, query: str, words: set[str]) -> list[Entity
     found: list[Entity] = []
     candidates = ask(query, RecallOptions(limit=CANDIDATES, kinds=("summary",))).hits
     for rel in dict.fromkeys(str(h.entity) for h in candidates if h.entity):
-        titles = [_title(h.text) for h in candidates if h.entity == rel]
+        titles = [name for h in candidates if h.entity == rel for name in _title(h.text)]
         named = [_words(rel.rsplit("/", 1)[-1].replace("-", " ")), *titles]
-        if not any(name and name <= words for name in named):
+        if not any(name and _holds(query, words, name) for name in named):
             continue
         try:
             found.append(get_entity(cfg, rel))
@@ -117,10 +126,14 @@ def _named(cfg: Config, ask: Search, query: str, words: set[str]) -> list[Entity
     return found
 
 
-def _title(text: str) -> set[str]:
-    """The words of a summary's ``# Title`` when its hit starts with it."""
+def _title(text: str) -> list[set[str]]:
+    """The words of a summary's ``# Title`` when its hit starts with it; a name in brackets is another name of
+    the same entity (``# 李伟 (Li Wei)``), and either names it."""
     first = text.lstrip().split("\n", 1)[0]
-    return _words(first[2:]) if first.startswith("# ") else set()
+    if not first.startswith("# "):
+        return []
+    title = first[2:]
+    return [_words(title), *(_words(part) for part in BRACKETS.split(title) if part.strip())]
 
 
 def _summary(body: str) -> str:

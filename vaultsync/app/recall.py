@@ -24,7 +24,7 @@ from vaultsync.core.periods import Period, period
 from vaultsync.errors import UsageError
 from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_entity
 from vaultsync.state.recall import Candidate, Doc, Filters, IndexBroken, RecallIndex
-from vaultsync.state.recall_query import Term, name_words, terms
+from vaultsync.state.recall_query import Term, name_words, terms, unspaced_names
 from vaultsync.write_path.recall_refresh import rebuild, refresh
 
 KINDS = ("fact", "summary", "memory", "daily")
@@ -106,12 +106,11 @@ def plan_terms(index: RecallIndex, query_terms: list[Term]) -> Plan:
     """The terms worth asking the index for: the rarest words, without those most documents hold.
 
     Scoring is per matching row, so a word found in a tenth of the memory (``user``, ``project``) costs more
-    than the rest of the query together while hardly changing which rows come first.
+    than the rest of the query together while hardly changing which rows come first. The pairs of characters
+    an unspaced question is cut into are words here like any other (``recall_query.unspaced_terms``).
     """
-    words = [t for t in query_terms if not t.grams]
-    unspaced = [t for t in query_terms if t.grams]
-    df = index.doc_freqs([t.word for t in words])
-    present = sorted((t for t in words if df[t.word] > 0), key=lambda t: df[t.word])
+    df = index.doc_freqs([t.word for t in query_terms])
+    present = sorted((t for t in query_terms if df[t.word] > 0), key=lambda t: df[t.word])
     common = max(MIN_COMMON, int(index.doc_count() * COMMON_SHARE))
     kept = [t for t in present if df[t.word] <= common][:MAX_KEPT] or present[:1]
     # The rarest words first, as long as the rows they match stay within the budget: the pieces a commoner
@@ -121,12 +120,12 @@ def plan_terms(index: RecallIndex, query_terms: list[Term]) -> Plan:
         if sum(df[t.word] for t in budget) + df[term.word] > RARE_ROWS:
             break
         budget.append(term)
-    return Plan(budget + unspaced, sum(df[t.word] for t in budget))
+    return Plan(budget, sum(df[t.word] for t in budget))
 
 
 def _all_present(index: RecallIndex, query_terms: list[Term]) -> list[Term]:
     """Every term of the query when the index holds each of its words (else no piece can hold them all)."""
-    words = [t.word for t in query_terms if not t.grams]
+    words = [t.word for t in query_terms]
     df = index.doc_freqs(words)
     return query_terms if all(df[w] for w in words) else []
 
@@ -238,7 +237,7 @@ def _candidates(
     found: dict[Doc, Candidate] = {}
     every = _all_present(index, query_terms)
     if len(every) > 1:
-        fewest = min((index.doc_freqs([t.word])[t.word] for t in every if not t.grams), default=0)
+        fewest = min(index.doc_freqs([t.word])[t.word] for t in every)
         for c in index.search(every, filters, want, newest=ROWS if fewest > ROWS else 0, every=True):
             found[c.doc] = c
     if len(found) < want:
@@ -251,8 +250,12 @@ def _candidates(
 def _question(
     index: RecallIndex, query: str, query_terms: list[Term], named_period: Period | None, person: str
 ) -> rank.Question:
-    """The entities and speakers the query names, and the person when it names them."""
+    """The entities and speakers the query names, and the person when it names them. A name in an unspaced
+    script has no space around it in a question, so every short substring of such a run is looked up; of two
+    names found one inside the other (李伟, 李伟明), the longer is meant."""
     words = [w for t in query_terms if not t.grams for w in name_words(t.word)]
+    inside = index.known_names(unspaced_names(query))
+    words += [w for w in inside if not any(w != other and w in other for other in inside)]
     named = index.named(words, MAX_NAMED)
     own = set(name_words(person))
     if own & set(words):

@@ -22,6 +22,7 @@ from datetime import date
 
 from vaultsync.core.periods import Period
 from vaultsync.state.recall import Candidate, Doc
+from vaultsync.state.recall_query import UNSPACED_RUN
 
 # The piece belongs to an entity the question names, is spoken by a named speaker, or names one in its text.
 # A piece that only names the entity gets as much as its own: a boost for the owner's facts alone put another
@@ -36,7 +37,9 @@ NEXT = 0.1  # share of the line after's
 REACH = 10  # the best daily-note candidates whose neighbours are read
 SUPERSEDED = 2  # ``standing`` of a superseded fact
 RECENCY_TIE = 0.01  # scores within this share of each other are equal: the newer piece first
-WHEN_WORDS = re.compile(r"\b(when|what (?:date|year|month)|how long ago)\b", re.I)
+WHEN_WORDS = re.compile(
+    r"\b(when|what (?:date|year|month)|how long ago)\b|什么时候|哪天|哪一天|几号|几月|何时|いつ", re.I
+)
 # A question after what used to be true: superseded facts then rank by relevance like the rest.
 PAST_WORDS = re.compile(r"\b(before|previous(?:ly)?|used to|former(?:ly)?|earlier|originally|superseded)\b", re.I)
 
@@ -96,8 +99,10 @@ def _owns(doc: Doc, q: Question) -> bool:
 def _mentions(doc: Doc, q: Question) -> bool:
     if not q.words:
         return False
-    words = set(re.findall(r"[^\W_]+", doc.body.lower()))
-    return not words.isdisjoint(q.words)
+    body = doc.body.lower()
+    words = set(re.findall(r"[^\W_]+", body))
+    # A name in an unspaced script is part of a longer run of the text ("王芳喜欢..."): found as a substring.
+    return not words.isdisjoint(q.words) or any(w in body for w in q.words if UNSPACED_RUN.fullmatch(w))
 
 
 def boosts(doc: Doc, q: Question) -> dict[str, float]:

@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from vaultsync.state.recall_query import Term, name_words
+from vaultsync.state.recall_query import UNSPACED_RUN, Term, name_words
 
 STAGE = 2000  # docs held in memory at a time while a refresh adds them
 RACY_NS = 2_000_000_000  # a file this fresh may change again within its mtime's tick: recorded as unknown
@@ -211,6 +211,13 @@ class RecallIndex:
         agree with what the index stored.
         """
         missing = [w for w in dict.fromkeys(words) if w not in self._df]
+        for char in [w for w in missing if len(w) == 1 and UNSPACED_RUN.fullmatch(w)]:
+            # One character of an unspaced script is asked for by prefix (``recall_query.unspaced_terms``): the
+            # pairs it starts count, each once per doc holding it, which counts a doc holding two of them twice.
+            with self._guard():
+                sql = "SELECT coalesce(sum(doc), 0) FROM vocab WHERE term >= ? AND term < ?"
+                self._df[char] = int(self.db.execute(sql, (char, chr(ord(char) + 1))).fetchone()[0])
+            missing.remove(char)
         if missing:
             # The scratch writes open a transaction (sqlite3 begins one before DML), which would keep a shared
             # lock on the index file after this returns and make every pass refreshing it wait out the busy
@@ -244,7 +251,7 @@ class RecallIndex:
         if not terms:
             return []
         match = (" AND " if every else " OR ").join(
-            f"{{grams}} : {t.expr}" if t.grams else f"{{body names extra}} : {t.expr}" for t in terms
+            f"{{names grams}} : {t.expr}" if t.grams else f"{{body names extra}} : {t.expr}" for t in terms
         )
         where, params = _where(filters)
         columns = ", ".join("d." + f for f in ("id", *DOC_FIELDS))
@@ -302,6 +309,17 @@ class RecallIndex:
             marks = ",".join("?" * len(wanted))
             rows = self.db.execute(f"SELECT id, {columns} FROM docs WHERE id IN ({marks})", wanted).fetchall()
         return {row[0]: Doc(*row[1:]) for row in rows}
+
+    def known_names(self, words: Sequence[str]) -> list[str]:
+        """Those of ``words`` the names table holds: one lookup for the many substrings of an unspaced question."""
+        found: list[str] = []
+        with self._guard():
+            for chunk in _chunks(list(dict.fromkeys(words)), 500):
+                marks = ",".join("?" * len(chunk))
+                found += [
+                    row[0] for row in self.db.execute(f"SELECT DISTINCT word FROM names WHERE word IN ({marks})", chunk)
+                ]
+        return found
 
     def entities(self) -> list[str]:
         with self._guard():
