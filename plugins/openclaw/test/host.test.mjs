@@ -299,7 +299,9 @@ test("as the memory slot's owner by the doc's lines: memory-core off, its tool n
   const done = await turn(`What should I prepare for my meeting with Sarah Chen?\n${calls.join("\n")}`);
   assert.match(done.reply, /Remembered sarah-chen-\d+ in areas\/people\/sarah-chen/);
   assert.match(done.reply, /bonsai on her desk \(fact sarah-chen-\d+ of areas\/people\/sarah-chen\)/);
-  assert.match(userText(done.requests[0]), /<vaultsync-memory>[\s\S]*use memory_search for more[\s\S]*Thursdays at 10:30/);
+  const injected = /<vaultsync-memory>\n(.*)\n[\s\S]*?<\/vaultsync-memory>/.exec(userText(done.requests[0]));
+  assert.equal(injected?.[1], "What long-term memory holds about this message (current facts; use memory_search for more):");
+  assert.match(injected[0], /sarah-chen/);
 });
 
 test("with vaultsync stopped the turn still answers, says so in the tool result and logs a warning", async () => {
