@@ -12,7 +12,7 @@ from helpers.server import AUTH, running_server
 from helpers.twoway import LIWEI, SARAH, Env
 
 from vaultsync.app.capture import append_daily
-from vaultsync.app.context import context
+from vaultsync.app.context import Context, context
 from vaultsync.errors import Invalid, UsageError
 
 
@@ -67,6 +67,24 @@ def test_append_keeps_what_the_agent_wrote_and_refuses_bad_input(env: Env) -> No
     assert note.read_bytes() == after
 
 
+@pytest.mark.parametrize(
+    "message", ["thanks, that is all for today", "write me a haiku about the sea", "good morning!", "ok, tell me"]
+)
+def test_small_talk_gets_nothing_although_each_of_its_words_is_in_some_note(env: Env, message: str) -> None:
+    assert context(env.cfg, message, 2000).to_json() | {"query": ""} == Context("", 2000).to_json()
+
+
+def test_the_floor_leaves_out_weak_memories_but_never_a_named_entity(env: Env) -> None:
+    weak = "when does the DHL shipment arrive?"  # its best line scores about 4 on the example memory
+    assert any("DHL" in h["text"] for h in context(env.cfg, weak, 2000).hits)
+    assert context(env.cfg, weak, 2000, min_score=5.0).text == ""
+    strong = context(env.cfg, "Which hotel options did we shortlist in Shenzhen?", 2000, min_score=5.0)
+    assert "Nanshan" in strong.text and all(h["score"] >= 5.0 for h in strong.hits)
+    named = context(env.cfg, "Tell me about Sarah Chen", 2000, min_score=1000.0)
+    assert named.entities[0]["entity"] == SARAH and named.hits == []
+    assert named.text.startswith("## Sarah Chen")
+
+
 def test_both_routes_over_http(env: Env) -> None:
     with running_server(env.config_path) as url:
         got = httpx.get(f"{url}/context", params={"q": "Sarah Chen agenda", "budget": 600}, headers=AUTH, timeout=60)
@@ -74,6 +92,9 @@ def test_both_routes_over_http(env: Env) -> None:
         body = got.json()
         assert body["entities"][0]["entity"] == SARAH and len(body["text"]) <= 600
         assert httpx.get(f"{url}/context", params={"q": "x", "budget": 5}, headers=AUTH).status_code == 422
+        floored = httpx.get(f"{url}/context", params={"q": "DHL shipment", "min_score": 1000}, headers=AUTH, timeout=60)
+        assert floored.status_code == 200 and floored.json()["text"] == ""
+        assert httpx.get(f"{url}/context", params={"q": "DHL", "min_score": -1}, headers=AUTH).status_code == 422
         assert httpx.get(f"{url}/context", params={"q": "Sarah"}).status_code == 401
         headers = {**AUTH, "X-Vaultsync-Client": "openclaw"}
         made = httpx.post(f"{url}/daily", json={"text": "Person: remind me"}, headers=headers, timeout=120)

@@ -33,6 +33,23 @@ HITS = 8
 SUMMARY_CHARS = 300
 CANDIDATES = 10  # summary hits looked at to find the entities a message names
 BRACKETS = re.compile("[()\uff08\uff09]")  # a title's other name is in brackets, ASCII or full-width
+# Words that carry a conversation rather than a topic: greetings, thanks, requests to the assistant, the words
+# every sentence has. A message made only of these ("thanks, that is all for today", "write me a poem") asks
+# nothing of memory, yet each of them is in some daily note; the related memories are looked up with the rest.
+# fmt: off
+SMALL_TALK = frozenset([
+    "a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "as", "at",
+    "be", "been", "before", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "for", "from",
+    "get", "give", "go", "going", "good", "got", "had", "has", "have", "hello", "help", "hey", "hi", "i", "if",
+    "in", "into", "is", "it", "its", "just", "know", "let", "like", "look", "make", "me", "morning", "my",
+    "nice", "no", "not", "now", "of", "off", "ok", "okay", "on", "or", "our", "out", "please", "so", "some",
+    "something", "tell", "thank", "thanks", "that", "the", "their", "them", "then", "there", "these", "they",
+    "thing", "things", "this", "to", "today", "tonight", "too", "up", "us", "very", "want", "was", "we", "well",
+    "were", "will", "with", "would", "write", "yes", "yet", "you", "your",
+])
+# fmt: on
+# Kept in what is looked up when something else is asked: recall ranks "when" questions by their dates.
+QUESTION = frozenset(["how", "what", "when", "where", "which", "who", "why"])
 
 Search = Callable[[str, RecallOptions], RecallResult]
 
@@ -57,9 +74,13 @@ class Context:
         }
 
 
-def context(cfg: Config, query: str, budget: int = BUDGET, search: Search | None = None) -> Context:
+def context(
+    cfg: Config, query: str, budget: int = BUDGET, search: Search | None = None, min_score: float = 0.0
+) -> Context:
     """The context for ``query`` within ``budget`` characters; ``search`` is the face's recall (a long-running
-    server keeps its index open), plain ``recall`` otherwise."""
+    server keeps its index open), plain ``recall`` otherwise. A related memory scoring below ``min_score`` is
+    left out, so that a message memory knows nothing about gets nothing rather than the least bad lines; the
+    entities a message names are shown whatever the floor, since naming them is what makes them relevant."""
     if budget < 1:
         raise UsageError("the budget must be a positive number of characters", "budget")
     ask: Search = search or (lambda words, options: recall(cfg, words, options))
@@ -85,7 +106,9 @@ def context(cfg: Config, query: str, budget: int = BUDGET, search: Search | None
         result.entities.append(
             {"entity": ref.entity, "name": entity.name, "note": ref.note, "summary": summary, "facts": kept}
         )
-    hits = [h for h in ask(query, RecallOptions(limit=HITS * 2, active_only=True)).hits if _fresh(h, shown)][:HITS]
+    topic = _topic(query)
+    found = ask(topic, RecallOptions(limit=HITS * 2, active_only=True)).hits if topic else []
+    hits = [h for h in found if h.score >= min_score and _fresh(h, shown)][:HITS]
     if hits and lines.add("## Related memories"):
         for hit in hits:
             if lines.add(_hit_line(hit)):
@@ -104,6 +127,13 @@ def _holds(query: str, words: set[str], name: set[str]) -> bool:
     ("王芳喜欢喝什么茶" holds 王芳), so it counts when it is part of the text."""
     text = fold(query)
     return all(w in words or (UNSPACED_RUN.fullmatch(w) is not None and w in text) for w in name)
+
+
+def _topic(text: str) -> str:
+    """The message without its small talk (``SMALL_TALK``) and single letters, in its own order: what the
+    related memories are searched for; nothing when only small talk and question words are left."""
+    words = [w for w in re.findall(r"\w+", text) if len(w) > 1 and fold(w) not in SMALL_TALK]
+    return " ".join(words) if any(fold(w) not in QUESTION for w in words) else ""
 
 
 def _named(cfg: Config, ask: Search, query: str, words: set[str]) -> list[Entity]:

@@ -229,8 +229,11 @@ def _turn_tools(server: MCPServer, cfg: Config) -> None:
     def context(
         message: Annotated[str, Field(min_length=1, description="the person's message, as written")],
         budget: Annotated[int, Field(ge=100, le=50_000, description="at most this many characters")] = BUDGET,
+        min_score: Annotated[
+            float, Field(ge=0, le=1_000_000, description="leave out related memories scoring below this")
+        ] = 0.0,
     ) -> dict[str, Any]:
-        return _answer(lambda: build_context(cfg, message, budget))
+        return _answer(lambda: build_context(cfg, message, budget, min_score=min_score))
 
     @server.tool(
         description="Append an entry to today's daily note (memory/YYYY-MM-DD.md) under a time heading: the raw "

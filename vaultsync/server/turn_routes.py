@@ -44,8 +44,11 @@ def add(app: FastAPI, cfg: Config, events: Events, recaller: Recaller, auth_dep:
     def context_route(
         q: Annotated[str, Query(min_length=1, max_length=20_000, description="the person's message")],
         budget: Annotated[int, Query(ge=100, le=50_000, description="at most this many characters of text")] = BUDGET,
+        min_score: Annotated[
+            float, Query(ge=0, le=1_000_000, description="leave out related memories scoring below this")
+        ] = 0.0,
     ) -> dict[str, Any]:
-        return context(cfg, q, budget, recaller).to_json()
+        return context(cfg, q, budget, recaller, min_score).to_json()
 
     @app.post(
         "/daily",

@@ -36,6 +36,8 @@ export interface Written {
 
 export interface Hit {
   kind: string;
+  score?: number;
+  lines?: [number, number] | null;
   path: string;
   id: string | null;
   entity: string | null;
@@ -76,12 +78,14 @@ export class Client {
     return this.call("POST", "/sync", { timeoutMs });
   }
 
-  context(message: string, budget: number, timeoutMs: number): Promise<ContextAnswer> {
-    return this.call("GET", "/context", { query: { q: message, budget }, timeoutMs });
+  context(message: string, options: { budget: number; minScore: number }, timeoutMs: number): Promise<ContextAnswer> {
+    const query = { q: message, budget: options.budget, min_score: options.minScore };
+    return this.call("GET", "/context", { query, timeoutMs });
   }
 
-  recall(query: string, options: { limit?: number; entity?: string }, timeoutMs: number): Promise<{ hits: Hit[] }> {
-    return this.call("GET", "/recall", { query: { q: query, limit: options.limit, entity: options.entity }, timeoutMs });
+  recall(query: string, options: { limit?: number; entity?: string; activeOnly?: boolean }, timeoutMs: number): Promise<{ hits: Hit[] }> {
+    const status = options.activeOnly ? "active" : undefined;
+    return this.call("GET", "/recall", { query: { q: query, limit: options.limit, entity: options.entity, status }, timeoutMs });
   }
 
   fact(id: string, timeoutMs: number, entity?: string): Promise<Fact> {

@@ -7,12 +7,21 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
+/**
+ * `supplement` (the default) runs beside OpenClaw's own memory-core: vaultsync is a corpus memory-core's
+ * `memory_search` reaches, and its tools carry their own names. `slot` replaces memory-core: the tools take
+ * memory-core's names, for a setup where memory-core is disabled.
+ */
+export type Mode = "supplement" | "slot";
+
 export interface Settings {
+  mode: Mode;
   baseUrl: string;
   token: () => string;
   autoRecall: boolean;
   recallBudget: number;
   recallMinChars: number;
+  recallMinScore: number;
   recallTimeoutMs: number;
   autoCapture: boolean;
   captureAnswerChars: number;
@@ -52,11 +61,13 @@ export class TokenMissing extends Error {}
 export function settingsFrom(raw: Record<string, unknown> | undefined): Settings {
   const given = raw ?? {};
   return {
+    mode: pick<string>(given, "mode", "string", "supplement") === "slot" ? "slot" : "supplement",
     baseUrl: pick(given, "baseUrl", "string", "http://127.0.0.1:8765").replace(/\/+$/, ""),
     token: tokenReader(given),
     autoRecall: pick(given, "autoRecall", "boolean", true),
     recallBudget: pick(given, "recallBudget", "number", 2000),
     recallMinChars: pick(given, "recallMinChars", "number", 12),
+    recallMinScore: pick(given, "recallMinScore", "number", 5),
     recallTimeoutMs: pick(given, "recallTimeoutMs", "number", 1500),
     autoCapture: pick(given, "autoCapture", "boolean", true),
     captureAnswerChars: pick(given, "captureAnswerChars", "number", 400),

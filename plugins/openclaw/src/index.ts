@@ -1,5 +1,10 @@
 /**
- * The vaultsync-memory plugin: OpenClaw's memory slot backed by a running `vaultsync serve`.
+ * The vaultsync-memory plugin: long-term memory kept by a running `vaultsync serve`, in one of two modes
+ * (`mode` in its config; docs/openclaw.md):
+ * - `supplement` (the default), beside OpenClaw's own memory-core: vaultsync is a corpus of memory-core's
+ *   `memory_search` / `memory_get`, and its own tools are `vaultsync_*`. memory-core keeps the memory slot, so its
+ *   dreaming, its flush before compaction and its search go on as before.
+ * - `slot`, for a setup where memory-core is disabled: the tools take memory-core's names (`memory_search`, ...).
  *
  * Only OpenClaw's types are imported: the entry is a plain definition, so the built plugin runs wherever the
  * host is installed, without resolving the `openclaw` package from the plugin's folder. The settings' schema is
@@ -9,8 +14,9 @@ import type { OpenClawPluginApi, OpenClawPluginDefinition } from "openclaw/plugi
 import { Client } from "./client.js";
 import { chatCommands, registerCli } from "./commands.js";
 import { settingsFrom } from "./config.js";
-import { captureHook, recallHook } from "./hooks.js";
-import { memoryTools, TOOL_NAMES } from "./tools.js";
+import { Captured, captureHook, recallHook } from "./hooks.js";
+import { corpusSupplement } from "./supplement.js";
+import { memoryTools, toolNames } from "./tools.js";
 
 /** OpenClaw's per-handler budgets are 15 s (before_prompt_build) and 30 s (agent_end); ours stay well inside. */
 const HOOK_SLACK_MS = 500;
@@ -27,12 +33,16 @@ const plugin: OpenClawPluginDefinition = {
         api.logger.warn(message);
       },
     };
+    if (settings.mode === "supplement") api.registerMemoryCorpusSupplement(corpusSupplement(client, settings, log.warn));
     const tools = memoryTools(client, settings);
-    api.registerTool(() => tools, { names: TOOL_NAMES });
-    api.on("before_prompt_build", recallHook(client, settings, log), {
+    api.registerTool(() => tools, { names: Object.values(toolNames(settings.mode)) });
+    const captured = new Captured();
+    api.on("before_prompt_build", recallHook(client, settings, log, captured), {
       timeoutMs: settings.recallTimeoutMs + HOOK_SLACK_MS,
     });
-    api.on("agent_end", captureHook(client, settings, log), { timeoutMs: Math.min(settings.timeoutMs + HOOK_SLACK_MS, 29_000) });
+    api.on("agent_end", captureHook(client, settings, log, captured), {
+      timeoutMs: Math.min(settings.timeoutMs + HOOK_SLACK_MS, 29_000),
+    });
     api.registerCli(
       ({ program }) => {
         registerCli(program as never, client, settings);

@@ -1,15 +1,29 @@
 /**
- * The memory tools, under the names OpenClaw's own memory uses (`memory_search`, `memory_get`) plus the three
- * writes, so prompts that say "run memory_search" keep working. Each returns text a model can act on and the
- * structured answer as `details`; a failure is a result that says what to do next, never a thrown error, so a
- * vaultsync that is down costs the model one sentence, not the turn.
+ * The memory tools. Beside memory-core they carry their own names (`vaultsync_search`, ...), since memory-core
+ * keeps `memory_search` and `memory_get`; as the memory slot's owner they take memory-core's names, so prompts
+ * that say "run memory_search" keep working. Each returns text a model can act on and the structured answer as
+ * `details`; a failure is a result that says what to do next, never a thrown error, so a vaultsync that is down
+ * costs the model one sentence, not the turn.
  */
 import { Type, type Static, type TSchema } from "typebox";
 import type { AnyAgentTool } from "openclaw/plugin-sdk/plugin-entry";
 import { VaultsyncError, type Client, type Fact, type Hit, type Written } from "./client.js";
-import type { Settings } from "./config.js";
+import type { Mode, Settings } from "./config.js";
 
-export const TOOL_NAMES = ["memory_search", "memory_get", "memory_remember", "memory_supersede", "memory_forget"];
+const VERBS = ["search", "get", "remember", "supersede", "forget"] as const;
+type Verb = (typeof VERBS)[number];
+
+/** The tools' names in a mode: `memory_<verb>` as the slot's owner, `vaultsync_<verb>` beside memory-core. */
+export function toolNames(mode: Mode): Record<Verb, string> {
+  const prefix = mode === "slot" ? "memory" : "vaultsync";
+  return Object.fromEntries(VERBS.map((verb) => [verb, `${prefix}_${verb}`])) as Record<Verb, string>;
+}
+
+/** The names of the writing tools in either mode: a turn that called one is not captured again. */
+export const WRITE_TOOLS = new Set((["slot", "supplement"] as const).flatMap((mode) => {
+  const names = toolNames(mode);
+  return [names.remember, names.supersede, names.forget];
+}));
 
 const Id = Type.String({ minLength: 1, description: "the fact's id, e.g. sarah-chen-004" });
 const Entity = Type.String({ minLength: 1, description: "the entity's folder under life/, e.g. areas/people/sarah-chen" });
@@ -54,7 +68,7 @@ export function failed(error: unknown, action: string): ToolAnswer {
     slow: "Memory is slow right now; answer without it.",
     auth: "Memory is misconfigured (token); tell the person to check the vaultsync-memory plugin's tokenFile.",
     busy: "Memory is busy with a sync; try once more in a moment.",
-    refused: "Fix the request as the message says (use memory_search to find the right id or entity).",
+    refused: "Fix the request as the message says (search memory to find the right id or entity).",
   };
   return answer(`Memory ${action} failed: ${error.message}. ${next[error.kind]}`, {
     ok: false,
@@ -103,9 +117,10 @@ function tool<P extends TSchema>(name: string, label: string, description: strin
 
 export function memoryTools(client: Client, settings: Settings): AnyAgentTool[] {
   const limit = settings.timeoutMs;
+  const names = toolNames(settings.mode);
   return [
     tool(
-      "memory_search",
+      names.search,
       "Search",
       "Search long-term memory (facts about people, companies and projects, their summaries, MEMORY.md and daily notes) " +
         "for plain words. Current facts come first; a superseded one is marked and says what replaced it. Use it before " +
@@ -118,7 +133,7 @@ export function memoryTools(client: Client, settings: Settings): AnyAgentTool[] 
       },
     ),
     tool(
-      "memory_get",
+      names.get,
       "Read",
       "Read one fact by its id: its text, entity, status (active or superseded, and by what) and its note in the vault.",
       GetParams,
@@ -129,10 +144,10 @@ export function memoryTools(client: Client, settings: Settings): AnyAgentTool[] 
       },
     ),
     tool(
-      "memory_remember",
+      names.remember,
       "Remember",
       "Store a new fact about an entity (its folder under life/, e.g. areas/people/sarah-chen). One self-contained " +
-        "sentence per fact. When a fact replaces one already known, use memory_supersede instead.",
+        `sentence per fact. When a fact replaces one already known, use ${names.supersede} instead.`,
       RememberParams,
       async (params) => {
         const written = await client.remember(params, limit);
@@ -140,7 +155,7 @@ export function memoryTools(client: Client, settings: Settings): AnyAgentTool[] 
       },
     ),
     tool(
-      "memory_supersede",
+      names.supersede,
       "Supersede",
       "Mark a fact as no longer true, keeping it as history: give the text of the new fact ('fact') or the id of an " +
         "existing fact that replaces it ('by'), exactly one of the two.",
@@ -154,7 +169,7 @@ export function memoryTools(client: Client, settings: Settings): AnyAgentTool[] 
       },
     ),
     tool(
-      "memory_forget",
+      names.forget,
       "Forget",
       "Remove a fact that should never have been kept (wrong or private). A fact that simply changed is superseded " +
         "instead. The vault's history keeps a copy.",

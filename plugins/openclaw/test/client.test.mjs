@@ -7,8 +7,9 @@ import { after, before, describe, test } from "node:test";
 import { Client, VaultsyncError } from "../dist/client.js";
 import { chatCommands } from "../dist/commands.js";
 import { settingsFrom } from "../dist/config.js";
-import { captureHook, recallHook, turnEntry } from "../dist/hooks.js";
-import { memoryTools } from "../dist/tools.js";
+import { Captured, captureHook, personTurn, recallHook, turnEntry } from "../dist/hooks.js";
+import { corpusSupplement } from "../dist/supplement.js";
+import { memoryTools, toolNames } from "../dist/tools.js";
 import { freePort, makeVault, serve } from "./vaultsync.mjs";
 
 let vault;
@@ -42,7 +43,7 @@ function today() {
 
 describe("client", () => {
   test("context names the entity's current facts and never a superseded one", async () => {
-    const found = await client.context("Agenda for the meeting with Sarah Chen", 1500, 10_000);
+    const found = await client.context("Agenda for the meeting with Sarah Chen", { budget: 1500, minScore: 5 }, 10_000);
     assert.equal(found.entities[0].entity, "areas/people/sarah-chen");
     assert.match(found.text, /sarah-chen-005/);
     assert.doesNotMatch(found.text, /sarah-chen-002/);
@@ -66,39 +67,48 @@ describe("client", () => {
 });
 
 describe("tools", () => {
+  test("beside memory-core the tools carry vaultsync's names; as the slot's owner, memory-core's", () => {
+    assert.deepEqual(Object.keys(tools()), ["vaultsync_search", "vaultsync_get", "vaultsync_remember", "vaultsync_supersede", "vaultsync_forget"]);
+    const slot = memoryTools(client, { ...settings, mode: "slot" }).map((tool) => tool.name);
+    assert.deepEqual(slot, Object.values(toolNames("slot")));
+    assert.deepEqual(slot, ["memory_search", "memory_get", "memory_remember", "memory_supersede", "memory_forget"]);
+    assert.equal(settingsFrom({}).mode, "supplement");
+    assert.equal(settingsFrom({ mode: "slot" }).mode, "slot");
+  });
+
   test("remember, search, supersede, get, forget: each round trip, with text and details", async () => {
     const t = tools();
-    const made = await t.memory_remember.execute("1", { entity: "areas/people/sarah-chen", fact: "Sarah Chen drinks oolong tea" });
+    const made = await t.vaultsync_remember.execute("1", { entity: "areas/people/sarah-chen", fact: "Sarah Chen drinks oolong tea" });
     const id = made.details.fact.id;
     assert.match(made.content[0].text, new RegExp(`Remembered ${id} in areas/people/sarah-chen`));
     const held = JSON.parse(readFileSync(`${vault.life}/areas/people/sarah-chen/items.json`, "utf8"));
     const record = (Array.isArray(held) ? held : held.facts ?? held.items).find((f) => f.id === id);
     assert.equal(record.source, "openclaw");
 
-    const found = await t.memory_search.execute("2", { query: "oolong tea", maxResults: 3 });
+    const found = await t.vaultsync_search.execute("2", { query: "oolong tea", maxResults: 3 });
     assert.equal(found.details.hits[0].id, id);
 
-    const replaced = await t.memory_supersede.execute("3", { id, fact: "Sarah Chen switched to matcha" });
+    const replaced = await t.vaultsync_supersede.execute("3", { id, fact: "Sarah Chen switched to matcha" });
     const successor = replaced.details.fact.id;
     assert.match(replaced.content[0].text, new RegExp(`${id} is superseded`));
-    const old = await t.memory_get.execute("4", { id });
+    const old = await t.vaultsync_get.execute("4", { id });
     assert.match(old.content[0].text, new RegExp(`superseded by ${successor}`));
     assert.match(old.content[0].text, /Vault note: .*\.md/);
-    const again = await t.memory_search.execute("5", { query: "oolong tea" });
+    const again = await t.vaultsync_search.execute("5", { query: "oolong tea" });
     assert.match(again.content[0].text, /SUPERSEDED by/);
 
-    const gone = await t.memory_forget.execute("6", { id: successor });
+    const gone = await t.vaultsync_forget.execute("6", { id: successor });
     assert.match(gone.content[0].text, /Forgot .*matcha/);
-    const clean = await t.memory_search.execute("7", { query: "matcha" });
+    const clean = await t.vaultsync_search.execute("7", { query: "matcha" });
     assert.ok(clean.details.hits.every((hit) => hit.id !== successor));
   });
 
   test("a refused or unreachable call is a result telling the model what to do, not an exception", async () => {
     const t = tools();
-    const unknown = await t.memory_forget.execute("1", { id: "no-such-fact" });
+    const unknown = await t.vaultsync_forget.execute("1", { id: "no-such-fact" });
     assert.equal(unknown.details.ok, false);
     assert.match(unknown.content[0].text, /Fix the request/);
-    const both = await t.memory_supersede.execute("2", { id: "sarah-chen-001" });
+    const both = await t.vaultsync_supersede.execute("2", { id: "sarah-chen-001" });
     assert.match(both.content[0].text, /exactly one of/);
     const down = memoryTools(new Client({ baseUrl: `http://127.0.0.1:${await freePort()}`, token: () => "x" }), settings);
     const answer = await down[0].execute("3", { query: "Sarah" });
@@ -109,18 +119,63 @@ describe("tools", () => {
 
 describe("hooks", () => {
   test("recall prepends marked context for a person's message and skips the rest", async () => {
-    const recall = recallHook(client, settings, log);
+    const recall = recallHook(client, settings, log, new Captured());
     const got = await recall({ prompt: "What do I know about Sarah Chen?" }, { trigger: "user" });
     assert.match(got.prependContext, /^<vaultsync-memory>\n[\s\S]*sarah-chen-001[\s\S]*<\/vaultsync-memory>$/);
     assert.equal(await recall({ prompt: "Sarah Chen status check" }, { trigger: "heartbeat" }), undefined);
     assert.equal(await recall({ prompt: "ok" }, { trigger: "user" }), undefined);
-    const down = recallHook(new Client({ baseUrl: `http://127.0.0.1:${await freePort()}`, token: () => "x" }), settings, log);
+    const down = recallHook(new Client({ baseUrl: `http://127.0.0.1:${await freePort()}`, token: () => "x" }), settings, log, new Captured());
     assert.equal(await down({ prompt: "What about Sarah Chen?" }, {}), undefined);
     assert.match(warnings.at(-1), /recall skipped for this turn/);
   });
 
+  test("nothing is recalled for small talk, creative requests or what memory holds too little about", async () => {
+    const recall = recallHook(client, settings, log, new Captured());
+    for (const message of ["thanks, that is all for today", "write me a haiku about the sea", "good morning, how are you?"]) {
+      assert.equal(await recall({ prompt: message, currentUserMessage: message }, { trigger: "user" }), undefined, message);
+    }
+    const weak = "When does the DHL shipment arrive?";
+    assert.equal(await recall({ prompt: weak }, { trigger: "user" }), undefined);
+    const open = recallHook(client, { ...settings, recallMinScore: 0 }, log, new Captured());
+    assert.match((await open({ prompt: weak }, { trigger: "user" })).prependContext, /DHL/);
+  });
+
+  test("only the current message is recalled for, and only in a turn a person started", async () => {
+    const recall = recallHook(client, settings, log, new Captured());
+    const earlier = "What do I know about Sarah Chen?\n\nthanks, that is all";
+    assert.equal(await recall({ prompt: earlier, currentUserMessage: "thanks, that is all" }, { trigger: "user" }), undefined);
+    const ask = "What do I know about Sarah Chen?";
+    for (const ctx of [
+      { trigger: "cron" },
+      { trigger: "heartbeat" },
+      { trigger: "memory" },
+      { sessionKey: "agent:main:subagent:4f2c" },
+      { sessionKey: "agent:main:cron:nightly" },
+      { inputProvenance: { kind: "inter_session" } },
+      { inputProvenance: { kind: "internal_system" } },
+      { inputProvenance: { kind: "external_user", sourceRole: "subagent" } },
+    ]) {
+      assert.equal(personTurn(ctx), false, JSON.stringify(ctx));
+      assert.equal(await recall({ prompt: ask }, ctx), undefined, JSON.stringify(ctx));
+    }
+    assert.equal(personTurn({ trigger: "user", sessionKey: "agent:main:main", inputProvenance: { kind: "external_user" } }), true);
+  });
+
+  test("what a session captured is not recalled back into it, but is memory for another session", async () => {
+    const captured = new Captured();
+    const capture = captureHook(client, settings, log, captured);
+    const recall = recallHook(client, { ...settings, recallMinScore: 0 }, log, captured);
+    const said = "The zephyrine kiln firing is booked for the ninth";
+    const messages = [{ role: "user", content: said }, { role: "assistant", content: "Noted." }];
+    await capture({ messages, success: true, runId: "own-1" }, { sessionKey: "agent:main:main" });
+    const same = await recall({ prompt: "zephyrine kiln firing" }, { trigger: "user", sessionKey: "agent:main:main" });
+    assert.ok(same === undefined || !same.prependContext.includes("zephyrine"), same?.prependContext);
+    const other = await recall({ prompt: "zephyrine kiln firing" }, { trigger: "user", sessionKey: "agent:main:telegram:42" });
+    assert.match(other.prependContext, /zephyrine kiln firing/);
+  });
+
   test("capture appends the person's words and a short answer once, without the injected memories", async () => {
-    const capture = captureHook(client, { ...settings, captureAnswerChars: 20 }, log);
+    const capture = captureHook(client, { ...settings, captureAnswerChars: 20 }, log, new Captured());
     const messages = [
       { role: "user", content: "an earlier turn" },
       { role: "user", content: [{ type: "text", text: "<vaultsync-memory>\nsarah-chen-001\n</vaultsync-memory>\nBook the Atlas review" }] },
@@ -144,6 +199,26 @@ describe("hooks", () => {
     ];
     assert.equal(turnEntry(stored, 100), undefined);
     assert.match(turnEntry(stored.slice(0, 1), 100), /\*\*Person:\*\* Sarah moved to Berlin/);
+  });
+});
+
+describe("memory-core corpus supplement", () => {
+  test("search answers vaultsync's current facts as corpus hits, get opens one by its id", async () => {
+    const supplement = corpusSupplement(client, settings, log.warn);
+    const hits = await supplement.search({ query: "Sarah Chen standing meeting", maxResults: 5 });
+    assert.ok(hits.length > 0 && hits.length <= 5);
+    assert.ok(hits.every((hit) => hit.corpus === "vaultsync" && typeof hit.score === "number" && hit.snippet && hit.path));
+    assert.ok(hits.every((hit) => !/Tuesdays at 10:00/.test(hit.snippet))); // sarah-chen-002 is superseded
+    const fact = hits.find((hit) => hit.kind === "fact");
+    assert.ok(fact?.id, JSON.stringify(hits));
+    const doc = await supplement.get({ lookup: fact.id });
+    assert.equal(doc.corpus, "vaultsync");
+    assert.match(doc.content, new RegExp(`${fact.id} of areas/people/sarah-chen, active`));
+    assert.equal(await supplement.get({ lookup: "no-such-fact" }), null);
+    assert.equal(await supplement.get({ lookup: "memory/2026-11-27.md" }), null);
+    const down = corpusSupplement(new Client({ baseUrl: `http://127.0.0.1:${await freePort()}`, token: () => "x" }), settings, log.warn);
+    assert.deepEqual(await down.search({ query: "Sarah" }), []);
+    assert.match(warnings.at(-1), /memory search left vaultsync out/);
   });
 });
 

@@ -1,6 +1,7 @@
 // The plugin inside the real OpenClaw (the version pinned in package.json), offline: installed with
-// `plugins install --link`, inspected and checked by `plugins doctor`, then whole agent turns with
-// `openclaw agent --local` against the fake model and a real `vaultsync serve` on a copy of the example memory.
+// `plugins install --link` beside memory-core (enabled, as OpenClaw ships), inspected and checked by
+// `plugins doctor`, then whole agent turns with `openclaw agent --local` against the fake model and a real
+// `vaultsync serve` on a copy of the example memory; then the same plugin as the memory slot's owner.
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -139,38 +140,76 @@ after(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-test("install --link selects the memory slot; the runtime has both hooks, every tool and the commands", async () => {
-  const installed = await openclaw("plugins", "install", "--link", checkout(), "--force", "--accept-capabilities");
-  assert.equal(installed.code, 0, installed.stdout + installed.stderr);
-  const path = join(home, ".openclaw/openclaw.json");
-  const config = JSON.parse(readFileSync(path, "utf8"));
-  assert.equal(config.plugins.slots.memory, "vaultsync-memory");
+function readConfig() {
+  return JSON.parse(readFileSync(join(home, ".openclaw/openclaw.json"), "utf8"));
+}
+
+function writeConfig(config) {
+  writeFileSync(join(home, ".openclaw/openclaw.json"), JSON.stringify(config, null, 2));
+}
+
+async function inspect() {
+  const inspected = await openclaw("plugins", "inspect", "vaultsync-memory", "--runtime", "--json");
+  assert.equal(inspected.code, 0, inspected.stderr);
+  return JSON.parse(inspected.stdout);
+}
+
+/**
+ * The `openclaw ...` lines of a shell block in docs/openclaw.md that follows `after`, as argument lists, with the
+ * test's plugin folder, server URL and token file in place of the doc's `"$PWD"` and defaults.
+ */
+function docLines(after, dir) {
+  const doc = readFileSync(join(PLUGIN, "../../docs/openclaw.md"), "utf8");
+  const block = /```sh\n([\s\S]*?)```/.exec(doc.slice(doc.indexOf(after)))[1];
+  const put = { '"$PWD"': dir, "http://127.0.0.1:8765": server.url, "~/.config/vaultsync/config.token": vault.tokenFile };
+  return block
+    .split("\n")
+    .filter((line) => line.startsWith("openclaw "))
+    .map((line) => line.split(/\s+/).slice(1).map((word) => put[word] ?? word));
+}
+
+async function runDocLines(after, dir) {
+  const lines = docLines(after, dir);
+  assert.ok(lines.length > 0, `no openclaw lines after ${after} in docs/openclaw.md`);
+  for (const args of lines) {
+    const done = await openclaw(...args);
+    assert.equal(done.code, 0, `openclaw ${args.join(" ")}: ${done.stdout}${done.stderr}`);
+  }
+}
+
+test("installed beside memory-core by the doc's lines: a corpus supplement with its own tool names, doctor clean", async () => {
+  await runDocLines("## Install", checkout());
+  await runDocLines("## Configure", "");
+  const config = readConfig();
+  assert.equal(config.plugins.slots?.memory ?? "memory-core", "memory-core"); // memory-core keeps the slot
   const entry = config.plugins.entries["vaultsync-memory"];
-  entry.hooks = { allowConversationAccess: true };
-  entry.config = { baseUrl: server.url, tokenFile: vault.tokenFile };
-  config.plugins.entries["memory-core"] = { enabled: false };
+  assert.deepEqual(entry.hooks, { allowConversationAccess: true });
+  assert.deepEqual(entry.config, { baseUrl: server.url, tokenFile: vault.tokenFile });
   const fake = { id: "fake-model", name: "Fake", reasoning: false, input: ["text"], contextWindow: 64000, maxTokens: 4000 };
   config.models = { mode: "replace", providers: { fake: { baseUrl: model.url, api: "openai-completions", apiKey: "fake", models: [fake] } } };
   config.agents = { defaults: { model: { primary: "fake/fake-model" }, workspace: join(home, "workspace") } };
   config.tools = { toolSearch: false };
-  writeFileSync(path, JSON.stringify(config, null, 2));
+  writeConfig(config);
 
-  const inspected = await openclaw("plugins", "inspect", "vaultsync-memory", "--runtime", "--json");
-  assert.equal(inspected.code, 0, inspected.stderr);
-  const report = JSON.parse(inspected.stdout);
+  const report = await inspect();
   assert.equal(report.plugin.status, "loaded");
-  assert.equal(report.plugin.kind, "memory");
-  assert.equal(report.plugin.memorySlotSelected, true);
+  assert.equal(report.plugin.kind, undefined);
   assert.deepEqual(report.diagnostics.filter((d) => d.level === "error"), []);
   assert.deepEqual(report.typedHooks.map((h) => h.name).sort(), ["agent_end", "before_prompt_build"]);
-  assert.deepEqual(report.tools.flatMap((t) => t.names).sort(), ["memory_forget", "memory_get", "memory_remember", "memory_search", "memory_supersede"]);
+  assert.deepEqual(report.tools.flatMap((t) => t.names).sort(), [
+    "vaultsync_forget",
+    "vaultsync_get",
+    "vaultsync_remember",
+    "vaultsync_search",
+    "vaultsync_supersede",
+  ]);
   assert.deepEqual(report.commands.sort(), ["recall", "remember"]);
   assert.deepEqual(report.cliCommands, ["vaultsync"]);
   assert.equal(report.policy.allowConversationAccess, true);
 
   const doctor = await openclaw("plugins", "doctor");
   assert.equal(doctor.code, 0, doctor.stderr);
-  assert.doesNotMatch(doctor.stdout, /vaultsync-memory/);
+  assert.doesNotMatch(doctor.stdout, /vaultsync-memory|conflict/i);
 });
 
 test("a person's message gets the memory injected before the model sees it, and the turn lands in today's note", async () => {
@@ -184,24 +223,26 @@ test("a person's message gets the memory injected before the model sees it, and 
   assert.doesNotMatch(note, /vaultsync-memory|sarah-chen-005/);
 });
 
-test("every memory tool's round trip inside one turn, and the CLI", async () => {
+test("every vaultsync tool's round trip inside one turn, memory-core's search reaching vaultsync, and the CLI", async () => {
   const calls = [
-    `CALL memory_remember {"entity":"${SARAH}","fact":"Sarah Chen drinks oolong tea"}`,
-    `CALL memory_search {"query":"oolong tea","maxResults":3}`,
-    `CALL memory_supersede {"id":"sarah-chen-007","fact":"Sarah Chen switched to matcha"}`,
-    `CALL memory_get {"id":"sarah-chen-007"}`,
-    `CALL memory_search {"query":"matcha"}`,
-    `CALL memory_forget {"id":"sarah-chen-008"}`,
-    `CALL memory_search {"query":"matcha"}`,
+    `CALL memory_search {"query":"Sarah Chen written agenda","corpus":"all"}`,
+    `CALL vaultsync_remember {"entity":"${SARAH}","fact":"Sarah Chen drinks oolong tea"}`,
+    `CALL vaultsync_search {"query":"oolong tea","maxResults":3}`,
+    `CALL vaultsync_supersede {"id":"sarah-chen-007","fact":"Sarah Chen switched to matcha"}`,
+    `CALL vaultsync_get {"id":"sarah-chen-007"}`,
+    `CALL vaultsync_search {"query":"matcha"}`,
+    `CALL vaultsync_forget {"id":"sarah-chen-008"}`,
+    `CALL vaultsync_search {"query":"matcha"}`,
   ];
   const done = await turn(`Please update memory.\n${calls.join("\n")}`);
-  const results = done.reply.split(/\n(?=\[\d+\] )/);
+  const [core, ...results] = done.reply.split(/\n(?=\[\d+\] )/);
   assert.equal(results.length, 7, done.reply);
+  assert.match(core, /Sarah Chen prefers a written agenda the day before any meeting/); // memory-core's tool, vaultsync's fact
   assert.match(results[0], /Remembered sarah-chen-007 in areas\/people\/sarah-chen/);
   assert.match(results[1], /oolong tea \(fact sarah-chen-007 of areas\/people\/sarah-chen\)/);
   assert.match(results[2], /sarah-chen-007 is superseded\. Now current: sarah-chen-008/);
   assert.match(results[3], /sarah-chen-007 \(areas\/people\/sarah-chen, superseded by sarah-chen-008\)/);
-  assert.match(results[4], /^\[5\] - Sarah Chen switched to matcha \(fact sarah-chen-008/);
+  assert.match(results[4], /^\[6\] - Sarah Chen switched to matcha \(fact sarah-chen-008/);
   assert.match(results[5], /Forgot sarah-chen-008/);
   assert.doesNotMatch(results[6], /sarah-chen-008/);
   const note = readFileSync(join(vault.workspace, `memory/${today()}.md`), "utf8");
@@ -236,6 +277,31 @@ test("/remember and /recall sent as chat messages through the Gateway write and 
   } finally {
     await gateway.stop();
   }
+});
+
+test("as the memory slot's owner by the doc's lines: memory-core off, its tool names, the same round trip", async () => {
+  await runDocLines("For `slot` mode, also:", "");
+  const config = readConfig();
+  assert.equal(config.plugins.slots.memory, "vaultsync-memory");
+  assert.equal(config.plugins.entries["memory-core"].enabled, false);
+  assert.equal(config.plugins.entries["vaultsync-memory"].config.mode, "slot");
+  const report = await inspect();
+  assert.equal(report.plugin.status, "loaded");
+  assert.deepEqual(report.tools.flatMap((t) => t.names).sort(), ["memory_forget", "memory_get", "memory_remember", "memory_search", "memory_supersede"]);
+  const doctor = await openclaw("plugins", "doctor");
+  assert.equal(doctor.code, 0, doctor.stderr);
+  assert.doesNotMatch(doctor.stdout, /vaultsync-memory/);
+
+  const calls = [
+    `CALL memory_remember {"entity":"${SARAH}","fact":"Sarah Chen keeps a bonsai on her desk"}`,
+    `CALL memory_search {"query":"bonsai desk","maxResults":3}`,
+  ];
+  const done = await turn(`What should I prepare for my meeting with Sarah Chen?\n${calls.join("\n")}`);
+  assert.match(done.reply, /Remembered sarah-chen-\d+ in areas\/people\/sarah-chen/);
+  assert.match(done.reply, /bonsai on her desk \(fact sarah-chen-\d+ of areas\/people\/sarah-chen\)/);
+  const injected = /<vaultsync-memory>\n(.*)\n[\s\S]*?<\/vaultsync-memory>/.exec(userText(done.requests[0]));
+  assert.equal(injected?.[1], "What long-term memory holds about this message (current facts; use memory_search for more):");
+  assert.match(injected[0], /sarah-chen/);
 });
 
 test("with vaultsync stopped the turn still answers, says so in the tool result and logs a warning", async () => {
