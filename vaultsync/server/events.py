@@ -3,7 +3,8 @@
 Passes this server runs (``POST /sync`` and every write) are told as they start and end. Passes other programs
 run (the CLI, cron, watch) are seen in the record of runs, which each subscriber reads about once a second, and
 told as ``run`` events. Events go from the worker thread that ran the pass to each subscriber's queue through
-its event loop, so a slow reader never holds a pass up.
+its event loop, so a slow reader never holds a pass up. When the server stops, every stream is told to end and
+ends at once with a last comment line, as a finished response, so nothing is left for the server to cancel.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from vaultsync.config import Config
 
 POLL = 1.0  # seconds between looks at the record of runs
 PING = 15  # polls between comment lines that keep proxies and clients from timing out
+CLOSE: tuple[str, dict[str, Any]] = ("close", {})  # put on each queue when the server stops; told by identity
 
 
 class Events:
@@ -28,14 +30,24 @@ class Events:
         self.cfg = cfg
         self._subscribers: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[tuple[str, dict[str, Any]]]]] = set()
         self._lock = threading.Lock()
+        self._closed = False
 
     def publish(self, event: str, data: dict[str, Any]) -> None:
         """Tell every subscriber; safe from any thread."""
+        self._put((event, data))
+
+    def close(self) -> None:
+        """End every open stream, and any opened from now on, at its next step; safe from any thread."""
+        with self._lock:
+            self._closed = True
+        self._put(CLOSE)
+
+    def _put(self, item: tuple[str, dict[str, Any]]) -> None:
         with self._lock:
             subscribers = list(self._subscribers)
         for loop, queue in subscribers:
             with contextlib.suppress(RuntimeError):  # its loop has closed: the subscriber is leaving
-                loop.call_soon_threadsafe(queue.put_nowait, (event, data))
+                loop.call_soon_threadsafe(queue.put_nowait, item)
 
     @contextmanager
     def pass_of(self, kind: str) -> Iterator[Callable[[Any], Any]]:
@@ -64,13 +76,15 @@ class Events:
         entry = (loop, queue)
         with self._lock:
             self._subscribers.add(entry)
+            if self._closed:
+                queue.put_nowait(CLOSE)
         try:
             yield b": connected\n\n"
             known = recent_runs(self.cfg)
             sent = idle = 0
             while limit is None or sent < limit:
                 try:
-                    event, data = await asyncio.wait_for(queue.get(), timeout=POLL)
+                    item = await asyncio.wait_for(queue.get(), timeout=POLL)
                 except TimeoutError:
                     now = recent_runs(self.cfg)
                     fresh = [run for run in now if run not in known]
@@ -82,7 +96,10 @@ class Events:
                     if idle % PING == 0:
                         yield b": ping\n\n"
                     continue
-                yield _frame(event, data)
+                if item is CLOSE:
+                    yield b": server stopping\n\n"
+                    return
+                yield _frame(*item)
                 sent += 1
         finally:
             with self._lock:
