@@ -361,15 +361,15 @@ class Vault:
 
         return janitor(self.config, dry_run, today)
 
-    def review(self, today: date | None = None) -> ReviewResult:
+    def review(self, today: date | None = None, dry_run: bool = False) -> ReviewResult:
         from vaultsync.app.review import review
 
-        return review(self.config, today)
+        return review(self.config, today, dry_run)
 
-    def fix(self, today: date | None = None) -> ReviewResult:
+    def fix(self, today: date | None = None, dry_run: bool = False) -> ReviewResult:
         from vaultsync.app.review import fix
 
-        return fix(self.config, today)
+        return fix(self.config, today, dry_run)
 
     def extract(self, dry_run: bool = False, today: date | None = None) -> ExtractResult:
         from vaultsync.app.extract import extract
