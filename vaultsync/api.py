@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from vaultsync.app.review_notes import latest as latest_review_note
     from vaultsync.app.schedule import Status as ScheduleStatus
     from vaultsync.app.schedule import absolute_config, write_log
+    from vaultsync.app.schedule import every_checked as check_interval
     from vaultsync.app.schedule import install as install_schedule
     from vaultsync.app.schedule import remove as remove_schedule
     from vaultsync.app.schedule import status as schedule_status
@@ -73,6 +74,7 @@ if TYPE_CHECKING:
         Stopped,
         UsageError,
         VaultsyncError,
+        kind_of,
     )
     from vaultsync.model import Actor, Report
     from vaultsync.options import PassOptions
@@ -159,6 +161,7 @@ _SURFACE = {
     "schedule_status": "vaultsync.app.schedule:status",
     "ScheduleStatus": "vaultsync.app.schedule:Status",
     "absolute_config": "vaultsync.app.schedule",
+    "check_interval": "vaultsync.app.schedule:every_checked",
     "install_service": "vaultsync.app.service:install",
     "remove_service": "vaultsync.app.service:remove",
     "restart_service": "vaultsync.app.service:restart",
@@ -181,6 +184,7 @@ _SURFACE = {
     "NotBuilt": "vaultsync.errors",
     "ScheduleError": "vaultsync.errors",
     "PortUnavailable": "vaultsync.errors",
+    "kind_of": "vaultsync.errors",
     "refused": "vaultsync.system.faults",  # a full or read-only disk, in one line
 }
 
@@ -233,6 +237,7 @@ __all__ = [
     "Written",
     "absolute_config",
     "append_daily",
+    "check_interval",
     "context",
     "count_facts",
     "daily_note",
@@ -251,6 +256,7 @@ __all__ = [
     "install_schedule",
     "install_service",
     "janitor",
+    "kind_of",
     "latest_review_note",
     "life_of",
     "list_entities",

@@ -11,6 +11,7 @@ import sys
 from datetime import date
 from typing import Any
 
+from vaultsync.cli.failure import fail
 from vaultsync.config import Config
 from vaultsync.model import ExitCode, Problem, Report
 
@@ -57,8 +58,7 @@ def health_command(cfg: Config, args: argparse.Namespace) -> int:
         if args.command == "extract":
             return _extract(cfg, args)
     except LockHeld:
-        print("vaultsync: another pass is running (lock held); try again when it ends", file=sys.stderr)
-        return ExitCode.LOCKED
+        return fail(args.json, "busy", "another pass is running (lock held)", "try again when it ends", ExitCode.LOCKED)
     raise ValueError(f"not a health command: {args.command}")
 
 
@@ -119,12 +119,12 @@ def _extract(cfg: Config, args: argparse.Namespace) -> int:
     from vaultsync.api import extract
 
     result = extract(cfg, dry_run=args.dry_run)
+    if not result.configured:
+        where = f"no [extract] command in {cfg.source}"
+        return fail(args.json, "config", where, "set one to run extract", result.exit_code)
     if args.json:
         json.dump(result.to_json(), sys.stdout, indent=2, ensure_ascii=False)
         print()
-        return int(result.exit_code)
-    if not result.configured:
-        print(f"vaultsync: no [extract] command in {cfg.source}; set one to run extract", file=sys.stderr)
         return int(result.exit_code)
     if result.rejected:
         print(f"vaultsync: {result.rejected}", file=sys.stderr)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from vaultsync.api import ConfigError, Found, FoundVault, FoundWorkspace, InitResult, find_setup, life_of
+from vaultsync.cli.failure import fail, fail_on
 from vaultsync.model import ExitCode
 
 NEW_VAULT = Path("~/Obsidian/Memory")  # the vault init names when Obsidian lists none
@@ -27,8 +28,7 @@ def init_command(args: argparse.Namespace, path: Path) -> int:
 
     missing = git_missing()
     if missing:
-        print(f"vaultsync: {missing}", file=sys.stderr)
-        return ExitCode.USAGE
+        return fail(False, "setup", missing)
     try:
         found = find_setup(profile=args.openclaw_profile) if not (args.workspace and args.vault) else None
         for problem in found.problems if found else ():
@@ -40,8 +40,7 @@ def init_command(args: argparse.Namespace, path: Path) -> int:
         vault = Path(args.vault) if args.vault else _vault(found, args)
         result = init_vault(workspace, life, vault, path, args.remote, args.clone)
     except (ConfigError, Unanswered) as exc:
-        print(f"vaultsync: {exc}", file=sys.stderr)
-        return ExitCode.USAGE
+        return fail_on(False, exc)
     _print_result(result)
     given = ["--config", str(path)] if args.config else []
     print(f"next: vaultsync sync {' '.join(given)}".rstrip())
