@@ -40,13 +40,15 @@ def fail(as_json: bool, kind: str, message: str, hint: str = "", code: int = Exi
     return int(code)
 
 
-def fail_on(as_json: bool, exc: BaseException, code: int = ExitCode.USAGE, lead: str = "") -> int:
+def fail_on(as_json: bool, exc: BaseException, code: int = ExitCode.USAGE, lead: str = "", fallback: str = "") -> int:
     """``fail`` for an error: its words, after ``lead`` (the option or the act it is about). The hint is the
-    error's own, else its words' last clause, the fix (``...: no config file; create one with vaultsync init``);
-    the line on standard error is the words as they are."""
+    error's own, else its words' last clause, the fix (``...: no config file; create one with vaultsync init``),
+    else ``fallback``, the command's word on what to do, which the line on standard error then ends with too."""
     words = lead + str(exc)
     hint = str(getattr(exc, "hint", "") or "")
     message, _, fix = words.rpartition("; ") if not hint and "; " in words else (words, "", "")
+    if not (hint or fix) and fallback:
+        words, fix = f"{words}; {fallback}", fallback
     print(f"vaultsync: {words}", file=sys.stderr)
     if as_json:
         from vaultsync.api import kind_of

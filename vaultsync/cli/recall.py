@@ -19,7 +19,7 @@ def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
     try:
         kinds = parse_kinds(args.kind)
     except UsageError as exc:
-        return fail_on(args.json, exc, lead="--kind ")
+        return fail_on(args.json, exc, lead="--kind ", fallback="e.g. --kind fact,summary")
     options = RecallOptions(
         limit=args.limit,
         kinds=kinds,
@@ -33,7 +33,8 @@ def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
     try:
         result = recall(cfg, args.query, options)
     except UsageError as exc:
-        return fail_on(args.json, exc)
+        named = f"--{exc.field}: " if exc.field else ""  # the option, as the person typed it
+        return fail_on(args.json, exc, lead=named, fallback="see `vaultsync recall --help`")
     if args.json:
         return _print_json(result.to_json())
     rows = []
@@ -71,7 +72,8 @@ def log_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
     except HistoryError as exc:
         return fail_on(args.json, exc, lead="cannot read the vault's history: ")
     except (Invalid, NotFound, Ambiguous) as exc:
-        return fail_on(args.json, exc)
+        hint = "name an entity (sarah-chen), a fact id or a path; `vaultsync log` alone lists the latest changes"
+        return fail_on(args.json, exc, fallback=hint)
     if args.json:
         return _print_json(result.to_json())
     if not result.changes:
