@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from vaultsync.app.review_notes import latest as latest_review_note
     from vaultsync.app.schedule import Status as ScheduleStatus
     from vaultsync.app.schedule import absolute_config, write_log
+    from vaultsync.app.schedule import every_checked as check_interval
     from vaultsync.app.schedule import install as install_schedule
     from vaultsync.app.schedule import remove as remove_schedule
     from vaultsync.app.schedule import status as schedule_status
@@ -76,6 +77,7 @@ if TYPE_CHECKING:
         Superseded,
         UsageError,
         VaultsyncError,
+        kind_of,
     )
     from vaultsync.model import Actor, Report
     from vaultsync.options import PassOptions
@@ -165,6 +167,7 @@ _SURFACE = {
     "schedule_status": "vaultsync.app.schedule:status",
     "ScheduleStatus": "vaultsync.app.schedule:Status",
     "absolute_config": "vaultsync.app.schedule",
+    "check_interval": "vaultsync.app.schedule:every_checked",
     "install_service": "vaultsync.app.service:install",
     "remove_service": "vaultsync.app.service:remove",
     "restart_service": "vaultsync.app.service:restart",
@@ -189,6 +192,7 @@ _SURFACE = {
     "NotARepository": "vaultsync.errors",
     "ScheduleError": "vaultsync.errors",
     "PortUnavailable": "vaultsync.errors",
+    "kind_of": "vaultsync.errors",
     "refused": "vaultsync.system.faults",  # a full or read-only disk, in one line
 }
 
@@ -245,6 +249,7 @@ __all__ = [
     "Written",
     "absolute_config",
     "append_daily",
+    "check_interval",
     "context",
     "count_facts",
     "daily_note",
@@ -264,6 +269,7 @@ __all__ = [
     "install_schedule",
     "install_service",
     "janitor",
+    "kind_of",
     "latest_review_note",
     "life_of",
     "list_entities",
@@ -374,15 +380,15 @@ class Vault:
 
         return janitor(self.config, dry_run, today)
 
-    def review(self, today: date | None = None) -> ReviewResult:
+    def review(self, today: date | None = None, dry_run: bool = False) -> ReviewResult:
         from vaultsync.app.review import review
 
-        return review(self.config, today)
+        return review(self.config, today, dry_run)
 
-    def fix(self, today: date | None = None) -> ReviewResult:
+    def fix(self, today: date | None = None, dry_run: bool = False) -> ReviewResult:
         from vaultsync.app.review import fix
 
-        return fix(self.config, today)
+        return fix(self.config, today, dry_run)
 
     def extract(self, dry_run: bool = False, today: date | None = None) -> ExtractResult:
         from vaultsync.app.extract import extract

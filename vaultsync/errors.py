@@ -278,3 +278,15 @@ class WrittenLate(FileChanged):
     def __init__(self, path: str, data: bytes) -> None:
         super().__init__(path)
         self.data = data
+
+
+# The errors outside the family, by the kind a face names them with (the command line's ``--json`` error)
+KINDS: dict[type[Exception], str] = {ConfigError: "config", ScheduleError: "schedule", PortUnavailable: "setup"}
+
+
+def kind_of(exc: BaseException) -> str:
+    """The kind every face names ``exc`` by: a ``VaultsyncError``'s own, else its class's row of ``KINDS``, else
+    ``invalid`` (a value that cannot be used)."""
+    if isinstance(exc, VaultsyncError):
+        return exc.kind
+    return next((kind for cls, kind in KINDS.items() if isinstance(exc, cls)), "invalid")

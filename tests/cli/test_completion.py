@@ -52,9 +52,11 @@ def test_bash_completes_commands_options_and_values(tmp_path: Path) -> None:
     assert _complete(tmp_path, "recall", "--limit", "") == [], "a number is typed, not picked"
     (tmp_path / "my-config.toml").write_text("", encoding="utf-8")
     assert _complete(tmp_path, "sync", "--config", "my-") == ["my-config.toml"]
-    # status at the top and under schedule are two commands with their own options
+    # install under schedule and under service are two commands with their own options
+    assert "--systemd" in _complete(tmp_path, "schedule", "install", "--")
+    assert "--systemd" not in _complete(tmp_path, "service", "install", "--")
     assert "--json" in _complete(tmp_path, "status", "--")
-    assert "--json" not in _complete(tmp_path, "schedule", "status", "--")
+    assert "--json" in _complete(tmp_path, "schedule", "status", "--")
 
 
 def test_every_command_is_in_each_script() -> None:

@@ -6,6 +6,7 @@ Every test that touches the crontab saves ``crontab -l`` first and puts it back 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -301,3 +302,30 @@ def test_python_crontab_would_rewrite_lines_it_did_not_write() -> None:
     # Why the crontab is edited as text here: if a later python-crontab keeps these lines, reconsider.
     crontab_module = pytest.importorskip("crontab")
     assert crontab_module.CronTab(tab=TRICKY).render() != TRICKY
+
+
+def test_status_json_is_one_document_and_its_failure_an_error_object(home: Path, tmp_path: Path, crontab: None) -> None:
+    config = _config(tmp_path / "a")
+    _set_crontab(None)
+    assert _vs("schedule", "install", "--every", "30m", "--config", str(config)).returncode == 0
+    done = _vs("schedule", "status", "--json", "--config", str(config))
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["every"] == "30m" and found["stale"] is False and found["last_run"] is None
+    assert len(found["entries"]) == len(text.JOBS) and all(
+        str(config).replace("%", "\\%") in e for e in found["entries"]
+    )
+    assert datetime.fromisoformat(found["next_run"]) - datetime.now() <= timedelta(minutes=31)
+    assert found["log"].endswith(".log") and found["crontab_problem"] is None
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "git").symlink_to(shutil.which("git") or "git")
+    stand_in = bin_dir / "crontab"
+    stand_in.write_text("#!/bin/sh\necho 'You (nora) are not allowed to use this program (crontab)' >&2\nexit 1\n")
+    stand_in.chmod(0o755)
+    refused = _vs("schedule", "status", "-j", "--config", str(config), env={**os.environ, "PATH": str(bin_dir)})
+    assert refused.returncode == 2
+    error = json.loads(refused.stdout)
+    assert error["kind"] == "schedule" and "cannot read the crontab (You (nora)" in error["message"]
+    assert error["exit_code"] == 2 and "cannot read the crontab" in refused.stderr

@@ -768,7 +768,12 @@ def test_a_second_pass_while_one_runs_exits_3_and_touches_nothing(env: Env) -> N
 
     report = sync_racing(env, second_passes)
     for child in children:
-        assert (child.returncode, child.stdout, child.stderr) == (ExitCode.LOCKED, "", LOCKED_MESSAGE), child.args
+        # Under --json the refusal is also one JSON object on standard output (docs/cli.md: Errors under --json).
+        said = json.loads(child.stdout) if "--json" in child.args else None
+        busy = {"kind": "busy", "message": "another pass is running (lock held)", "hint": "try again when it ends"}
+        assert said is None or said == busy | {"exit_code": 3}, child.stdout
+        assert (child.returncode, child.stderr) == (ExitCode.LOCKED, LOCKED_MESSAGE), child.args
+        assert said is not None or child.stdout == "", child.args
     assert_clean(report)
     assert env.fact(SARAH, "sarah-chen-004")["fact"] == NEW_TEXT
     assert env.note(DAY_NOTE).read_text(encoding="utf-8").endswith(AGENT_LINE)

@@ -5,6 +5,7 @@ The checks are pure (``core/review.py``), the note's text too (``core/review_not
 the one write path (``app/write.py``): fixes as the person's edits of items.json (they ticked them), the review
 note and Timeline.md as the agent's, the ticked note marked applied as the person's.
 The review note is the person's to tick, so it is written only while it holds no ticked fix not yet applied.
+A dry run of any of them takes the same decisions and writes nothing: ``planned`` says what it would write.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ class ReviewResult:
     note: str = ""  # vault-relative path of the review note written or read
     applied: list[str] = field(default_factory=list)  # what --fix or --regenerate did, one line each
     diffs: list[str] = field(default_factory=list)  # --regenerate --dry-run: what would change
+    planned: list[str] = field(default_factory=list)  # a dry run: each write it would make, one line each
+    dry_run: bool = False
     problems: list[Problem] = field(default_factory=list)
     commits: list[str] = field(default_factory=list)
 
@@ -60,20 +63,22 @@ class ReviewResult:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "dry_run": self.dry_run,
             "exit_code": int(self.exit_code),
             "note": self.note or None,
             "findings": [f.to_json() for f in self.findings],
             "applied": self.applied,
             "diffs": self.diffs,
+            "planned": self.planned,
             "problems": [{"path": p.path, "message": p.message, "severity": str(p.severity)} for p in self.problems],
             "commits": self.commits,
         }
 
 
-def review(cfg: Config, today: date | None = None, write_note: bool = True) -> ReviewResult:
+def review(cfg: Config, today: date | None = None, dry_run: bool = False) -> ReviewResult:
     """Check every entity and write this week's review note (unless a ticked fix in it still waits)."""
     today = today or date.today()
-    result = ReviewResult()
+    result = ReviewResult(dry_run=dry_run)
     entities = _scan(cfg, result)
     known = {str(f.get("id")) for e in entities.values() for _, f in e.facts if isinstance(f, dict) and "id" in f}
     for rel in sorted(entities):
@@ -84,8 +89,7 @@ def review(cfg: Config, today: date | None = None, write_note: bool = True) -> R
         found = review_entity(EntityFacts(rel, facts, summary, day, known), today, cfg.review.single_valued)
         result.findings += found
     result.note = f"{cfg.review.folder}/{week_of(today)}.md"
-    if write_note:
-        _write_notes(cfg, result, entities)
+    _write_notes(cfg, result, entities)
     return result
 
 
@@ -103,7 +107,8 @@ def _mtime_day(path: Path) -> date | None:
 
 
 def _write_notes(cfg: Config, result: ReviewResult, entities: dict[str, MemEntity]) -> None:
-    """The review note and Timeline.md, written under the lock and committed as the agent in one commit."""
+    """The review note and Timeline.md, written under the lock and committed as the agent in one commit; on a dry
+    run only named in ``planned``, which needs neither the lock nor git."""
     layout = VaultLayout(cfg.layout)
 
     def link(rel: str, fid: str) -> str:
@@ -128,6 +133,10 @@ def _write_notes(cfg: Config, result: ReviewResult, entities: dict[str, MemEntit
         what += ["Timeline.md regenerated"] if TIMELINE in written else []
         return OwnWrites(bool(written), commit=tuple(written), subject=f"review: {', '.join(what)}")
 
+    if result.dry_run:
+        found = f" ({len(result.findings)} finding(s))"
+        result.planned += [f"write {path}{found if path == result.note else ''}" for path in apply().commit]
+        return
     _commit(cfg, WriteRequest("review", AGENT, apply=apply, run_pass=False), result)
 
 
@@ -151,16 +160,20 @@ def _write_review_note(cfg: Config, result: ReviewResult, text: str) -> bool:
         kept = len(typed_lines(typed))
         text = keep_typed(typed, text)
         if kept and text.encode() != old:
-            message = f"rewritten with this review's findings; the {kept} line(s) you typed were kept"
+            said = ("would be rewritten", "would be kept") if result.dry_run else ("rewritten", "were kept")
+            message = f"{said[0]} with this review's findings; the {kept} line(s) you typed {said[1]}"
             result.problems.append(Problem(str(path), message, Severity.NOTE))
     return _replace(path, text.encode(), result)
 
 
 def _replace(path: Path, data: bytes, result: ReviewResult) -> bool:
-    """Write ``data`` unless the file already holds it (so an unchanged review writes nothing); False if not."""
+    """Write ``data`` unless the file already holds it (so an unchanged review writes nothing); False if not.
+    A dry run writes nothing and answers whether it would have."""
     old = read_or_none(path)
     if old == data:
         return False
+    if result.dry_run:
+        return True
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         atomic_write(path, data, old)
@@ -181,10 +194,11 @@ def _commit(cfg: Config, change: WriteRequest, result: ReviewResult) -> None:
     result.problems += [Problem(p.path, f"could not commit: {p.message}", Severity.WARNING) for p in report.problems]
 
 
-def fix(cfg: Config, today: date | None = None) -> ReviewResult:
-    """Apply exactly the ticked fixes of every review note, then mark each task applied in its note."""
+def fix(cfg: Config, today: date | None = None, dry_run: bool = False) -> ReviewResult:
+    """Apply exactly the ticked fixes of every review note, then mark each task applied in its note; a dry run
+    says which it would apply (and the summaries it would regenerate, as diffs) and writes nothing."""
     today = today or date.today()
-    result = ReviewResult()
+    result = ReviewResult(dry_run=dry_run)
     folder = cfg.vault / cfg.review.folder
     notes = sorted(folder.glob("*.md")) if folder.is_dir() else []
     plans = []
@@ -201,6 +215,7 @@ def fix(cfg: Config, today: date | None = None) -> ReviewResult:
     entities = _scan(cfg, result) if plans else {}
     edits: dict[str, dict[str, dict[str, Any]]] = {}
     regen: list[str] = []
+    said: list[str] = []
     usable = []
     for note, raw, tasks in plans:
         found = _note_fixes(note, tasks, entities, result)
@@ -210,8 +225,15 @@ def fix(cfg: Config, today: date | None = None) -> ReviewResult:
         for rel, changes in found[0].items():
             edits.setdefault(rel, {}).update(changes)
         regen += found[1]
-        result.applied += found[2]
+        said += found[2]
     plans = usable
+    if dry_run:
+        result.planned += [f"apply {line}" for line in said]
+        result.planned += [f"mark the applied fixes in {n.relative_to(cfg.vault).as_posix()}" for n, _, _ in plans]
+        for rel in dict.fromkeys(regen):
+            _regenerate_one(cfg, entities[rel], today, True, result)
+        return result
+    result.applied += said
     try:
         if edits:
             subject = f"review: {'; '.join(result.applied)}"
@@ -277,7 +299,7 @@ def regenerate(cfg: Config, rels: list[str] | None, today: date | None = None, d
     """Rewrite the generated section of summary.md (or, with ``[review] command``, the whole summary) of the
     entities ``rels`` (None: every entity)."""
     today = today or date.today()
-    result = ReviewResult()
+    result = ReviewResult(dry_run=dry_run)
     entities = _scan(cfg, result)
     for name in rels if rels is not None else sorted(entities):
         try:

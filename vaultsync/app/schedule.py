@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from vaultsync.app.service_units import owns_sync, unit_dir
 from vaultsync.config import Config
@@ -211,6 +212,25 @@ class Status:
             return False  # nothing scheduled, or nothing ran yet to judge by
         limit = datetime.now().astimezone() - 2 * self.interval
         return self.last_ok is None or self.last_ok.when < limit
+
+    def to_json(self) -> dict[str, Any]:
+        """``schedule status --json``: what the lines say, the times in ISO 8601, absent ones null."""
+
+        def run(found: runs.Run | None) -> dict[str, Any] | None:
+            if found is None:
+                return None
+            return {"at": found.at, "kind": found.kind, "exit_code": found.exit_code, "summary": found.summary}
+
+        return {
+            "entries": self.entries,
+            "every": self.every or None,
+            "next_run": self.next_run.isoformat(timespec="minutes") if self.next_run else None,
+            "last_run": run(self.last),
+            "last_ok": run(self.last_ok),
+            "stale": self.stale,
+            "log": str(self.log) if self.log else None,
+            "crontab_problem": self.crontab_problem or None,
+        }
 
 
 def status(config: Path, cfg: Config | None) -> Status:

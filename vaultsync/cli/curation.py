@@ -11,6 +11,7 @@ import sys
 from datetime import date
 from typing import Any
 
+from vaultsync.cli.failure import fail
 from vaultsync.config import Config
 from vaultsync.model import ExitCode, Problem, Report
 
@@ -31,7 +32,7 @@ def add_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     review.add_argument("--fix", action="store_true", help="apply the fixes ticked in the review notes")
     review.add_argument("--regenerate", metavar="ENTITY", help="rewrite this entity's generated summary section")
     review.add_argument("--all", action="store_true", help="with --regenerate's job: every entity's summary")
-    review.add_argument("--dry-run", action="store_true", help="with --regenerate or --all: show the diff only")
+    review.add_argument("--dry-run", action="store_true", help="say what would be written (a diff for a summary)")
     review.add_argument("--scheduled", action="store_true", help=SCHEDULED)
 
     extract = sub.add_parser("extract", parents=[common], help="propose facts from new daily-note text (the inbox)")
@@ -57,8 +58,7 @@ def health_command(cfg: Config, args: argparse.Namespace) -> int:
         if args.command == "extract":
             return _extract(cfg, args)
     except LockHeld:
-        print("vaultsync: another pass is running (lock held); try again when it ends", file=sys.stderr)
-        return ExitCode.LOCKED
+        return fail(args.json, "busy", "another pass is running (lock held)", "try again when it ends", ExitCode.LOCKED)
     raise ValueError(f"not a health command: {args.command}")
 
 
@@ -88,9 +88,9 @@ def _review(cfg: Config, args: argparse.Namespace) -> int:
     if args.regenerate or args.all:
         result = regenerate_summaries(cfg, None if args.all else [args.regenerate], args.today, args.dry_run)
     elif args.fix:
-        result = review_fix(cfg, args.today)
+        result = review_fix(cfg, args.today, args.dry_run)
     else:
-        result = review(cfg, args.today)
+        result = review(cfg, args.today, args.dry_run)
     if args.json:
         json.dump(result.to_json(), sys.stdout, indent=2, ensure_ascii=False)
         print()
@@ -101,9 +101,14 @@ def _review(cfg: Config, args: argparse.Namespace) -> int:
         print(f"applied: {line}")
     for diff in result.diffs:
         print(diff, end="")
+    for line in result.planned:
+        print(f"would {line}")
     for problem in result.problems:
         print(f"{problem.severity}: {problem.line()}")
-    if result.findings and result.note:
+    if result.dry_run:
+        if not (result.planned or result.diffs):
+            print("dry run: nothing would be written")
+    elif result.findings and result.note:
         print(f"review note: {result.note} (tick the fixes you want, then `vaultsync review --fix`)")
     elif not (result.applied or result.diffs or result.problems):
         print("nothing to review" if not (args.fix or args.regenerate or args.all) else "nothing to do")
@@ -114,12 +119,12 @@ def _extract(cfg: Config, args: argparse.Namespace) -> int:
     from vaultsync.api import extract
 
     result = extract(cfg, dry_run=args.dry_run)
+    if not result.configured:
+        where = f"no [extract] command in {cfg.source}"
+        return fail(args.json, "config", where, "set one to run extract", result.exit_code)
     if args.json:
         json.dump(result.to_json(), sys.stdout, indent=2, ensure_ascii=False)
         print()
-        return int(result.exit_code)
-    if not result.configured:
-        print(f"vaultsync: no [extract] command in {cfg.source}; set one to run extract", file=sys.stderr)
         return int(result.exit_code)
     if result.rejected:
         print(f"vaultsync: {result.rejected}", file=sys.stderr)

@@ -49,6 +49,7 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
     ],
     "schedule status": [
         ("vaultsync schedule status", "the entries, the next run, the last run and the log"),
+        ("vaultsync schedule status --json", "the same as one JSON document"),
         ("vaultsync status", "the same last run, with what the next pass would do"),
     ],
     "service": [

@@ -22,6 +22,7 @@ from vaultsync.api import (
     find_setup,
     life_of,
 )
+from vaultsync.cli.failure import fail, fail_on
 from vaultsync.model import ExitCode
 
 NEW_VAULT = Path("~/Obsidian/Memory")  # the vault init names when Obsidian lists none
@@ -36,8 +37,7 @@ def init_command(args: argparse.Namespace, path: Path) -> int:
 
     missing = git_missing()
     if missing:
-        print(f"vaultsync: {missing}", file=sys.stderr)
-        return ExitCode.USAGE
+        return fail(False, "setup", missing)
     try:
         found = find_setup(profile=args.openclaw_profile) if not (args.workspace and args.vault) else None
         for problem in found.problems if found else ():
@@ -49,11 +49,9 @@ def init_command(args: argparse.Namespace, path: Path) -> int:
         vault = Path(args.vault) if args.vault else _vault(found, args)
         result = init_vault(workspace, life, vault, path, args.remote, args.clone)
     except (ConfigError, Unanswered) as exc:
-        print(f"vaultsync: {exc}", file=sys.stderr)
-        return ExitCode.USAGE
+        return fail_on(False, exc)
     except NotARepository as exc:  # git refuses the vault's repository (another user owns it): the person's call
-        print(f"vaultsync: stopped: {exc}", file=sys.stderr)
-        return ExitCode.SAFETY_STOP
+        return fail_on(False, exc, ExitCode.SAFETY_STOP, lead="stopped: ")
     _print_result(result)
     given = ["--config", str(path)] if args.config else []
     print(f"next: vaultsync sync {' '.join(given)}".rstrip())

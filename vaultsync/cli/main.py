@@ -18,6 +18,7 @@ from vaultsync import __version__
 from vaultsync import config as configmod
 from vaultsync.api import ConfigError
 from vaultsync.cli import parser as cli_parser
+from vaultsync.cli.failure import asked_json, fail, fail_on
 from vaultsync.cli.report import ProgressBar, print_quiet, print_report
 from vaultsync.config import Config
 from vaultsync.model import ExitCode
@@ -40,11 +41,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         # Every write is a file moved into place and the base is saved last, so a pass stopped anywhere leaves
         # each file whole; the lock goes with the process. The next pass finishes the work.
-        print("vaultsync: interrupted; every file is whole and the next pass finishes the work", file=sys.stderr)
-        return ExitCode.INTERRUPTED
+        hint = "every file is whole and the next pass finishes the work"
+        return fail(asked_json(args), "interrupted", "interrupted", hint, ExitCode.INTERRUPTED)
     except BrokenPipeError as exc:
         if not _stdout_closed():
-            return _crash(exc)
+            return _crash(exc, asked_json(args))
         # The reader of our output went away (``| head``): not a fault. Python would otherwise report the
         # failed flush of the rest of the output at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -53,9 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from vaultsync.api import refused
 
         if why := refused(exc, _places(args)):
-            print(f"vaultsync: stopped: {why}", file=sys.stderr)
-            return ExitCode.SAFETY_STOP
-        return _crash(exc)
+            return fail(asked_json(args), "stopped", f"stopped: {why}", code=ExitCode.SAFETY_STOP)
+        return _crash(exc, asked_json(args))
 
 
 def _places(args: argparse.Namespace) -> list[Path]:
@@ -78,7 +78,7 @@ def _stdout_closed() -> bool:
         return False
 
 
-def _crash(exc: BaseException) -> int:
+def _crash(exc: BaseException, as_json: bool) -> int:
     """One line saying what broke and where the whole traceback is, instead of the traceback on the terminal."""
     text = "".join(traceback.format_exception(exc))
     try:
@@ -90,8 +90,7 @@ def _crash(exc: BaseException) -> int:
     except OSError:
         where = "the full traceback could not be saved:\n" + text
     cause = f"{type(exc).__name__}: {exc}".splitlines()[0]
-    print(f"vaultsync: crashed ({cause}); {where}; please report it", file=sys.stderr)
-    return ExitCode.CRASH
+    return fail(as_json, "crash", f"crashed ({cause})", f"{where}; please report it", ExitCode.CRASH)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -115,14 +114,12 @@ def _run(args: argparse.Namespace) -> int:
             return service_command(path, args)
         cfg = configmod.load(path)
     except ConfigError as exc:
-        print(f"vaultsync: {exc}", file=sys.stderr)
-        return ExitCode.USAGE
+        return fail_on(asked_json(args), exc)
     from vaultsync.api import git_missing
 
     missing = git_missing()
     if missing:
-        print(f"vaultsync: {missing}", file=sys.stderr)
-        return ExitCode.USAGE
+        return fail(asked_json(args), "setup", missing)
     code = _face_command(cfg, args)
     return _pass_command(cfg, args, path) if code is None else code
 
@@ -159,7 +156,7 @@ def _pass_command(cfg: Config, args: argparse.Namespace, path: Path) -> int:
     try:
         progress = ProgressBar() if sys.stderr.isatty() and not args.json else None
         batch = getattr(args, "batch", None)
-        sizes = {} if batch is None else {"import_batch": max(0, batch), "full_batch": max(0, batch)}
+        sizes = {} if batch is None else {"import_batch": batch, "full_batch": batch}
         options = PassOptions(
             dry_run=getattr(args, "dry_run", False),
             confirm_deletes=getattr(args, "yes", False),
@@ -169,8 +166,7 @@ def _pass_command(cfg: Config, args: argparse.Namespace, path: Path) -> int:
         kind = "scheduled" if getattr(args, "scheduled", False) else "sync"
         report = status(cfg, options) if args.command == "status" else sync(cfg, options, kind)
     except LockHeld:
-        print("vaultsync: another pass is running (lock held); try again when it ends", file=sys.stderr)
-        return ExitCode.LOCKED
+        return fail(args.json, "busy", "another pass is running (lock held)", "try again when it ends", ExitCode.LOCKED)
     if args.command == "status" and not args.json:
         from vaultsync.cli.schedule import print_runs
 

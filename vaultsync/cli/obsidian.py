@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from vaultsync.api import ConfigError
+from vaultsync.cli.failure import fail, fail_on
 from vaultsync.config import Config
 from vaultsync.model import ExitCode
 
@@ -41,11 +41,10 @@ def obsidian_command(cfg: Config, args: argparse.Namespace) -> int:
             source=Path(args.source).expanduser() if args.source else None,
         )
     except ConfigError as exc:
-        print(f"vaultsync: {exc}", file=sys.stderr)
-        return ExitCode.USAGE
+        return fail_on(args.json, exc)
     except LockHeld:
-        print("vaultsync: a pass is running (lock held); nothing installed, try again when it ends", file=sys.stderr)
-        return ExitCode.LOCKED
+        hint = "nothing installed, try again when it ends"
+        return fail(args.json, "busy", "a pass is running (lock held)", hint, ExitCode.LOCKED)
     if args.json:
         print(json.dumps(done.to_json(), indent=2))
         return ExitCode.CLEAN

@@ -18,7 +18,7 @@ from vaultsync.cli import doctor as cli_doctor
 from vaultsync.cli import help as cli_help
 from vaultsync.cli import obsidian as cli_obsidian
 from vaultsync.cli import service as cli_service
-from vaultsync.cli.args import Parser
+from vaultsync.cli.args import PORT, Parser, count, interval
 
 CONFIG_HELP = "config file (default: $VAULTSYNC_CONFIG, else $XDG_CONFIG_HOME/vaultsync/config.toml)"
 
@@ -75,7 +75,7 @@ def _pass_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     sync.add_argument("--yes", action="store_true", help="confirm a pass the mass-delete guard stopped")
     sync.add_argument(
         "--batch",
-        type=int,
+        type=count(0),
         metavar="N",
         help="entities a first import or a full pass over a large memory reads and writes at a time (0: all at once)",
     )
@@ -94,10 +94,15 @@ def _schedule_command(sub: Any, common: argparse.ArgumentParser) -> None:
     schedule = sub.add_parser("schedule", help="install, remove or show the entries that run sync by itself")
     actions = schedule.add_subparsers(dest="action", required=True)
     install = actions.add_parser("install", parents=[common], help="add this config's entries to the crontab")
-    install.add_argument("--every", default="1h", help="how often a pass runs: 5m, 15m, 30m, 1h (default), 2h, 1d ...")
+    install.add_argument(
+        "--every", type=interval, default="1h", help="how often a pass runs: 5m, 15m, 30m, 1h (default), 2h, 1d ..."
+    )
     install.add_argument("--systemd", action="store_true", help="write a systemd user service and timer instead")
     actions.add_parser("remove", parents=[common], help="take out this config's entries, crontab and systemd")
-    actions.add_parser("status", parents=[common], help="show this config's entries, the next run and the last")
+    status = actions.add_parser(
+        "status", parents=[common], help="show this config's entries, the next run and the last"
+    )
+    status.add_argument("--json", action="store_true", help="print one JSON document")
 
 
 def _watch_command(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -109,7 +114,7 @@ def _lookup_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     """``recall`` and ``log``: reading the memory and its history."""
     recall = sub.add_parser("recall", parents=[common], help="search the whole memory, current facts first")
     recall.add_argument("query", help="plain words; no search syntax is needed or understood")
-    recall.add_argument("--limit", type=int, default=10, metavar="N", help="at most N hits (default 10)")
+    recall.add_argument("--limit", type=count(1), default=10, metavar="N", help="at most N hits (default 10)")
     recall.add_argument("--kind", help="comma-separated kinds to search: fact,summary,memory,daily (default: all)")
     recall.add_argument("--entity", metavar="PATH", help="only this entity and those below it (e.g. people/sarah)")
     recall.add_argument("--status", choices=("active", "all"), default="all", help="active: leave out superseded")
@@ -122,7 +127,7 @@ def _lookup_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     log = sub.add_parser("log", parents=[common], help="who changed an entity, fact or note, when, and what")
     log.add_argument("target", nargs="?", help="an entity (sarah-chen, people/sarah-chen), a fact id, or a path")
     log.add_argument("--since", metavar="WHEN", help="only changes since WHEN (a date, or git's '2 weeks ago')")
-    log.add_argument("--limit", type=int, default=50, metavar="N", help="at most N changes (default 50)")
+    log.add_argument("--limit", type=count(1), default=50, metavar="N", help="at most N changes (default 50)")
     log.add_argument("--json", action="store_true", help="print the changes as JSON")
 
 
@@ -130,7 +135,7 @@ def _server_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     """``serve`` and ``mcp``: the faces for other programs, run until stopped."""
     serve = sub.add_parser("serve", parents=[common], help="serve the local HTTP API for plugins, until stopped")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8765, help="port to bind (default 8765)")
+    serve.add_argument("--port", type=PORT, default=8765, help="port to bind (default 8765)")
     serve.add_argument(
         "--allow-remote", action="store_true", help="allow --host to be an address other machines can reach"
     )

@@ -9,6 +9,7 @@ import json
 import sys
 
 from vaultsync import config as configmod
+from vaultsync.cli.failure import fail_on
 from vaultsync.model import ExitCode
 
 
@@ -18,8 +19,7 @@ def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
     try:
         kinds = parse_kinds(args.kind)
     except UsageError as exc:
-        print(f"vaultsync: --kind {exc}", file=sys.stderr)
-        return ExitCode.USAGE
+        return fail_on(args.json, exc, lead="--kind ", fallback="e.g. --kind fact,summary")
     options = RecallOptions(
         limit=args.limit,
         kinds=kinds,
@@ -33,8 +33,8 @@ def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
     try:
         result = recall(cfg, args.query, options)
     except UsageError as exc:
-        print(f"vaultsync: {exc}", file=sys.stderr)
-        return ExitCode.USAGE
+        named = f"--{exc.field}: " if exc.field else ""  # the option, as the person typed it
+        return fail_on(args.json, exc, lead=named, fallback="see `vaultsync recall --help`")
     if args.json:
         return _print_json(result.to_json())
     rows = []
@@ -68,13 +68,12 @@ def log_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
     from vaultsync.api import Ambiguous, HistoryError, Invalid, NotFound, history
 
     try:
-        result = history(cfg, args.target, since=args.since, limit=max(1, args.limit))
+        result = history(cfg, args.target, since=args.since, limit=args.limit)
     except HistoryError as exc:
-        print(f"vaultsync: cannot read the vault's history: {exc}", file=sys.stderr)
-        return ExitCode.USAGE
+        return fail_on(args.json, exc, lead="cannot read the vault's history: ")
     except (Invalid, NotFound, Ambiguous) as exc:
-        print(f"vaultsync: {exc}", file=sys.stderr)
-        return ExitCode.USAGE
+        hint = "name an entity (sarah-chen), a fact id or a path; `vaultsync log` alone lists the latest changes"
+        return fail_on(args.json, exc, fallback=hint)
     if args.json:
         return _print_json(result.to_json())
     if not result.changes:

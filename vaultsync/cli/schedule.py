@@ -4,6 +4,7 @@ over ``vaultsync.app.schedule``, kept apart from ``cli.py`` so a plain ``vaultsy
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -18,6 +19,7 @@ from vaultsync.api import (
     remove_schedule,
     schedule_status,
 )
+from vaultsync.cli.failure import asked_json, fail, fail_on
 from vaultsync.config import Config
 from vaultsync.model import ExitCode
 
@@ -31,10 +33,9 @@ def schedule_command(action: str, path: Path, args: argparse.Namespace) -> int:
             return _install(config, args.every, args.systemd)
         if action == "remove":
             return _remove(config)
-        return _status(config, cfg)
+        return _status(config, cfg, asked_json(args))
     except (ConfigError, ScheduleError) as exc:
-        print(f"vaultsync: {exc}", file=sys.stderr)
-        return ExitCode.USAGE
+        return fail_on(asked_json(args), exc)
 
 
 def _install(config: Path, every: str, systemd: bool) -> int:
@@ -74,8 +75,15 @@ def _when(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M")
 
 
-def _status(config: Path, cfg: Config | None) -> int:
+def _status(config: Path, cfg: Config | None, as_json: bool) -> int:
     found = schedule_status(config, cfg)
+    if found.crontab_problem and not found.entries:
+        return fail(as_json, "schedule", found.crontab_problem)
+    if as_json:
+        if found.crontab_problem:
+            print(f"vaultsync: {found.crontab_problem}", file=sys.stderr)
+        print(json.dumps(found.to_json(), indent=2, ensure_ascii=False))
+        return ExitCode.CLEAN
     if not found.entries:
         print(f"nothing scheduled for {config}")
     for entry in found.entries:
@@ -86,8 +94,6 @@ def _status(config: Path, cfg: Config | None) -> int:
     print(f"log: {found.log}")
     if found.crontab_problem:
         print(f"vaultsync: {found.crontab_problem}", file=sys.stderr)
-        if not found.entries:
-            return ExitCode.USAGE
     return ExitCode.CLEAN
 
 

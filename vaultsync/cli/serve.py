@@ -10,6 +10,7 @@ import signal
 import sys
 
 from vaultsync.api import ConfigError, load_token
+from vaultsync.cli.failure import fail, fail_on
 from vaultsync.config import Config
 from vaultsync.model import ExitCode
 
@@ -29,16 +30,10 @@ def serve_command(cfg: Config, args: argparse.Namespace) -> int:
 
         run(cfg)
         return ExitCode.CLEAN
-    if not 0 < args.port < 65536:
-        print(f"vaultsync: --port {args.port} is not a port number", file=sys.stderr)
-        return ExitCode.USAGE
     if not _loopback(args.host):
         if not args.allow_remote:
-            print(
-                f"vaultsync: --host {args.host} is reachable from other machines; add --allow-remote if you mean it",
-                file=sys.stderr,
-            )
-            return ExitCode.USAGE
+            reach = f"--host {args.host} is reachable from other machines"
+            return fail(False, "usage", reach, "add --allow-remote if you mean it")
         print(
             f"vaultsync: warning: serving on {args.host}: anyone who can reach it and holds the token can read and "
             "change the memory; the token travels in clear text without TLS",
@@ -47,8 +42,7 @@ def serve_command(cfg: Config, args: argparse.Namespace) -> int:
     try:
         token = load_token(cfg)
     except ConfigError as exc:
-        print(f"vaultsync: {exc}", file=sys.stderr)
-        return ExitCode.USAGE
+        return fail_on(False, exc)
     from vaultsync.api import PortUnavailable
     from vaultsync.server.http import serve
 
@@ -58,6 +52,5 @@ def serve_command(cfg: Config, args: argparse.Namespace) -> int:
         with contextlib.suppress(KeyboardInterrupt):
             serve(cfg, token, args.host, args.port)
     except PortUnavailable as exc:
-        print(f"vaultsync: {exc}", file=sys.stderr)
-        return ExitCode.USAGE
+        return fail_on(False, exc)
     return ExitCode.CLEAN

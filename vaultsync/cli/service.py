@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from vaultsync.api import ConfigError, ScheduleError, ServiceOutcome, ServiceStatus, absolute_config
+from vaultsync.cli.args import PORT, interval
+from vaultsync.cli.failure import asked_json, fail_on
 from vaultsync.model import ExitCode
 
 MANAGERS = ("systemd", "launchd", "cron", "manual")
@@ -24,8 +26,10 @@ def add_command(sub: Any, common: argparse.ArgumentParser) -> None:
     install.add_argument(
         "--watch", action="store_true", help="also watch for changes and run the hourly pass (instead of the schedule)"
     )
-    install.add_argument("--every", default="1h", help="with --watch: how often the pass runs (default 1h)")
-    install.add_argument("--port", type=int, default=8765, help="the port serve listens on (default 8765)")
+    install.add_argument(
+        "--every", type=interval, default="1h", help="with --watch: how often the pass runs (default 1h)"
+    )
+    install.add_argument("--port", type=PORT, default=8765, help="the port serve listens on (default 8765)")
     install.add_argument("--manager", choices=MANAGERS, help="who starts it (default: systemd, launchd or cron)")
     status = actions.add_parser("status", parents=[common], help="whether it is up, since when, and its last error")
     status.add_argument("--json", action="store_true", help="print one JSON document")
@@ -33,8 +37,8 @@ def add_command(sub: Any, common: argparse.ArgumentParser) -> None:
     actions.add_parser("restart", parents=[common], help="stop and start it (after a new token or config)")
     run = actions.add_parser("run", parents=[common], help="what the service runs: serve (and watch), kept running")
     run.add_argument("--watch", action="store_true", help="also run watch, and a pass every --every")
-    run.add_argument("--every", default="1h", help="with --watch: how often the pass runs (default 1h)")
-    run.add_argument("--port", type=int, default=8765, help="the port serve listens on (default 8765)")
+    run.add_argument("--every", type=interval, default="1h", help="with --watch: how often the pass runs (default 1h)")
+    run.add_argument("--port", type=PORT, default=8765, help="the port serve listens on (default 8765)")
 
 
 def service_command(path: Path, args: argparse.Namespace) -> int:
@@ -59,8 +63,7 @@ def service_command(path: Path, args: argparse.Namespace) -> int:
             return run_service(config, args.watch, args.every, args.port, started)
         return _print_status(service_status(config), args.json)
     except (ConfigError, ScheduleError) as exc:
-        print(f"vaultsync: {exc}", file=sys.stderr)
-        return ExitCode.USAGE
+        return fail_on(asked_json(args), exc)
 
 
 def _print_outcome(outcome: ServiceOutcome, config: Path) -> int:
