@@ -69,24 +69,23 @@ def restore(cfg: Config, path: str, at: str | None = None) -> Report:
             atomic_write(target, data, current)
         return OwnWrites(True, subject=f"restore {where} from {commit[:12]}")
 
-    options = PassOptions(restore=keys, accept=frozenset({where}))
+    options = PassOptions(restore=keys)
     return write(cfg, WriteRequest("restore", PERSON, options, apply))
 
 
 def unit_of(layout: VaultLayout, vault_path: str) -> str:
-    """The unit key a vault note stands for: a mirrored file, an entity note or a fact note ("" for none)."""
-    mem_path = layout.file_for_note(vault_path)
-    if mem_path is not None:
-        return file_key(mem_path)
+    """The unit key a vault note stands for: an entity note, a fact note or a mirrored file ("" for none)."""
     folder, _, name = vault_path.rpartition("/")
-    if not name.endswith(".md"):
-        return ""
     owner, _, last = folder.rpartition("/")
-    if last == FACTS_DIR:
+    if name.endswith(".md") and last == FACTS_DIR:
         rel = layout.entity_rel_of_dir(owner)
-        return fact_key(rel, name[:-3]) if rel and layout.facts_dir(rel) == folder else ""
+        if rel and layout.facts_dir(rel) == folder:
+            return fact_key(rel, name[:-3])
     rel = layout.entity_rel_of_dir(folder)
-    return entity_key(rel) if rel and layout.entity_note(rel) == vault_path else ""
+    if rel and layout.entity_note(rel) == vault_path:
+        return entity_key(rel)
+    mem_path = layout.file_for_note(vault_path)
+    return file_key(mem_path) if mem_path is not None else ""
 
 
 def _clean(target: str) -> str:

@@ -117,10 +117,10 @@ def good_commit(root: Path, path: str, at: str | None = None) -> str:
     path, else the parent of the last commit that touched it (the one that deleted it). Raises HistoryError
     when git knows no such commit, or no version of the path."""
     if at is not None:
-        found = _git(root, "rev-parse", "--verify", "-q", f"{at}^{{commit}}").decode().strip()
-        if not found:
-            raise HistoryError(f"no commit {at!r} in the vault's history")
-        return found
+        try:
+            return _git(root, "rev-parse", "--verify", "-q", f"{at}^{{commit}}").decode().strip()
+        except HistoryError:
+            raise HistoryError(f"no commit {at!r} in the vault's history") from None
     head = _git(root, "rev-parse", "--verify", "HEAD^{commit}").decode().strip()
     if files_at(root, head, path, names_only=True):
         return head
