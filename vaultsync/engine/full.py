@@ -31,7 +31,14 @@ from vaultsync.engine.finish import (
     resaved,
     unchanged_blobs,
 )
-from vaultsync.engine.prepare import PassContext, hold_moved, hold_shrinks, missing_places, settle_conflicts
+from vaultsync.engine.prepare import (
+    PassContext,
+    held_notes,
+    hold_moved,
+    hold_shrinks,
+    missing_places,
+    settle_conflicts,
+)
 from vaultsync.engine.quick import SnapshotKept, SnapshotUpdate
 from vaultsync.engine.scoped import Narrowed, standing_unread
 from vaultsync.git.index import blob_id
@@ -176,6 +183,7 @@ def _plan(setting: PassContext, report: Report, narrowed: Narrowed | None, found
     if plan.widen:
         return None
     keyed, person_paths = changed(world, layout, vault, found.base, moves, renamed)
+    person_paths -= held_notes(layout, report.held)  # a held deletion stays out of git until it is accepted
     changes = [change for _, change in keyed]
     plan_moves(plan, moves, renamed, found.base, cfg.life)
     report.changes += changes

@@ -107,12 +107,21 @@ def hold_shrinks(setting: PassContext, world: World, unread: int = 0) -> list[He
             state.decision = Decision(Outcome.TO_MEMORY, state.vault)
     options = setting.options
     meant = options.deleting | options.restore
-    held = find_held(world, setting.cfg.safety, setting.layout, meant, options.accept, unread)
+    accepted = options.accept | ({"all"} if options.confirm_deletes else set())  # --yes: "I meant all of it"
+    held = find_held(world, setting.cfg.safety, setting.layout, meant, accepted, unread)
     for key, side in held_keys(held).items():
         state = world.units[key]
         setattr(state, side, UNKNOWN)
         state.decision = Decision(Outcome.SKIP, state.base)
     return held
+
+
+def held_notes(layout: VaultLayout, held: Iterable[Held]) -> set[str]:
+    """The vault notes of the held units, and the entity note of every entity with a held unit: none of them
+    goes into the person's commit while the change is held."""
+    keys = {key for h in held for key in h.keys}
+    rels = {rel_of(key) for key in keys if rel_of(key)}
+    return {layout.note_for_key(key) for key in keys} | {layout.entity_note(rel) for rel in rels}
 
 
 def settle_conflicts(
