@@ -59,7 +59,7 @@ def find_held(
     taken = {k for h in found for k in h.keys}
     found += _many(world, safety, place, meant, taken, unread)
     kept = [h for h in found if not _accepted(h, accepted) and not set(h.keys) <= set(meant)]
-    return sorted(kept, key=lambda h: (h.path, h.side))
+    return sorted(kept, key=lambda h: (h.path, h.side, h.unit))
 
 
 def too_many(count: int, total: int, safety: Safety) -> bool:
