@@ -46,7 +46,7 @@ from vaultsync.git.repo import VaultRepo
 from vaultsync.keys import is_file, scope_of
 from vaultsync.memory.sizes import scanned_size_problems
 from vaultsync.memory.tree import MemoryScan, list_memory, scan_memory, scan_memory_scope
-from vaultsync.model import Report, SideChange
+from vaultsync.model import Held, Report, SideChange
 from vaultsync.state.base import BaseEntry
 from vaultsync.state.stat_walk import MemoryWalk
 from vaultsync.vault.layout import VaultLayout
@@ -77,7 +77,7 @@ def run_whole(setting: PassContext, report: Report, narrowed: Narrowed | None) -
     if narrowed is not None and gone and len(gone) == len(narrowed.context.names):
         return None  # every entity gone from a side: an unmounted folder? the full pass's checks say
     if not setting.options.confirm_deletes:
-        report.stopped = _deletion_stop(setting, narrowed, found, gone)
+        report.stopped = _deletion_stop(setting, narrowed, found, gone, report.held)
     if report.stopped:
         report.stopped += "; nothing was written (run again with --yes to confirm)"
         return report
@@ -141,7 +141,9 @@ def _gone_from_a_side(narrowed: Narrowed, found: _Found) -> set[str]:
     }
 
 
-def _deletion_stop(setting: PassContext, narrowed: Narrowed | None, found: _Found, gone: set[str]) -> str:
+def _deletion_stop(
+    setting: PassContext, narrowed: Narrowed | None, found: _Found, gone: set[str], held: list[Held]
+) -> str:
     """Why the pass must stop before writing (a side's top folders missing, or a side empty); empty when it may
     go on. Deleting too much is not a stop: the shrink guard holds it (``hold_shrinks``)."""
     cfg, layout, world = setting.cfg, setting.layout, found.world
@@ -149,6 +151,7 @@ def _deletion_stop(setting: PassContext, narrowed: Narrowed | None, found: _Foun
         # A missing top folder shows as its entities or files gone; only then are the folders checked (it
         # takes every key of the base).
         emptied = gone or any(is_file(k) and is_deleted(u) for k, u in world.units.items())
+        emptied = emptied or any(is_file(k) for h in held for k in h.keys)  # a held deletion is one too
         return narrowed.base.missing_places(cfg, layout) if emptied else ""
     mem, vault = found.mem, found.vault
     empty = {"memory": not mem.entities and not mem.files, "vault": not vault.entities and not vault.files}
