@@ -236,3 +236,18 @@ def test_rounds_of_mixed_edits_end_as_whole_passes_would(
         options = {"confirm_deletes": True, "now": lambda n=n: NOW.replace(minute=n)}
         both(env, tmp, batch, **options)
         env.sync(**options)  # the rounds go on from the edited setup, synced
+
+
+def test_daily_notes_deleted_across_batches_are_held_as_by_a_whole_pass(env: Env, tmp_path: Path) -> None:
+    """Files come ten times a batch's size at a time: with batches of one, twelve daily notes span two file
+    batches, and deleting three in each (six in all, more than ``max_daily_deletes``) is held."""
+    for day in range(1, 13):
+        (env.workspace / "memory" / f"2026-10-{day:02d}.md").write_text(f"# 2026-10-{day:02d}\n\n- a day\n")
+    assert env.sync().exit_code == ExitCode.CLEAN
+    names = sorted((env.workspace / "memory").glob("2026-*.md"))
+    for note in names[:3] + names[-3:]:
+        note.unlink()
+    batched, report = both(env, tmp_path, batch=1)
+    assert report.exit_code == ExitCode.HELD, report.to_json()
+    assert sorted(h.path for h in report.held) == sorted(f"Daily/{n.name}" for n in names[:3] + names[-3:])
+    assert all((batched.vault / "Daily" / n.name).is_file() for n in names)

@@ -150,8 +150,9 @@ def _facts(world: World, safety: Safety, place: Place) -> list[Held]:
     return found
 
 
-def _dailies(world: World, safety: Safety, place: Place, meant: Collection[str]) -> list[Held]:
-    """More daily notes deleted on one side than a day's work deletes."""
+def daily_deletions(world: World, meant: Collection[str] = ()) -> tuple[dict[str, list[str]], int]:
+    """The daily notes each side deleted (but those ``meant``), and how many synced daily notes ``world`` holds:
+    a pass in batches adds them up over its batches."""
     gone: dict[str, list[str]] = {"memory": [], "vault": []}
     total = 0
     for key, state in world.units.items():
@@ -161,6 +162,12 @@ def _dailies(world: World, safety: Safety, place: Place, meant: Collection[str])
         for side in changed_sides(state):
             if _value(state, side) is None and key not in meant:
                 gone[side].append(key)
+    return gone, total
+
+
+def _dailies(world: World, safety: Safety, place: Place, meant: Collection[str]) -> list[Held]:
+    """More daily notes deleted on one side than a day's work deletes."""
+    gone, total = daily_deletions(world, meant)
     found = []
     for side, keys in gone.items():
         if len(keys) > safety.max_daily_deletes:

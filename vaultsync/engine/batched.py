@@ -34,7 +34,7 @@ from vaultsync.core.changes import changed
 from vaultsync.core.guard import empty_side
 from vaultsync.core.planner import Planner, make_plan
 from vaultsync.core.scope import Names, Planned
-from vaultsync.core.shrink import find_held
+from vaultsync.core.shrink import daily_deletions, find_held
 from vaultsync.engine.batches import FirstWalk, Settled, cut_batches, note_blobs, read_batch
 from vaultsync.engine.finish import keep_ids, touched_notes, unchanged_blobs
 from vaultsync.engine.first_import import racy_reads
@@ -71,10 +71,16 @@ def run_batched(setting: PassContext, report: Report) -> Report | None:
 
     read = partial(read_batch, setting, earlier)
     known = FirstWalk()
+    dailies: Counter[str] = Counter({"memory": 0, "vault": 0})  # daily notes deleted, over every batch
     touched = set() if options.dry_run else touched_notes(cfg)
     for batch in batches:
         scanned = read(batch)
-        if find_held(scanned.world, cfg.safety, layout, options.deleting):
+        gone, _ = daily_deletions(scanned.world, options.deleting)
+        dailies.update({side: len(keys) for side, keys in gone.items()})
+        if (
+            find_held(scanned.world, cfg.safety, layout, options.deleting)
+            or max(dailies.values()) > cfg.safety.max_daily_deletes
+        ):
             del report.problems[said:]
             return None  # a change to hold: the whole pass holds it and syncs the rest
         report.problems += (
