@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from vaultsync.app.doctor import Check, Diagnosis, diagnose
     from vaultsync.app.entities import Entity, count_facts, get_entity, get_fact, list_entities
     from vaultsync.app.extract import ExtractResult, extract
+    from vaultsync.app.held import accept, restore
     from vaultsync.app.history import History, HistoryChange, history
     from vaultsync.app.inbox import decide as decide_proposed
     from vaultsync.app.inbox import proposed as proposed_facts
@@ -94,6 +95,9 @@ _SURFACE = {
     "summary": "vaultsync.app.sync",
     "git_missing": "vaultsync.app.sync",
     "watch": "vaultsync.app.watch",
+    # the shrink guard's held changes
+    "accept": "vaultsync.app.held",
+    "restore": "vaultsync.app.held",
     # memory writes
     "remember": "vaultsync.app.memory",
     "supersede": "vaultsync.app.memory",
@@ -248,6 +252,7 @@ __all__ = [
     "VaultsyncError",
     "Written",
     "absolute_config",
+    "accept",
     "append_daily",
     "check_interval",
     "context",
@@ -290,6 +295,7 @@ __all__ = [
     "remove_service",
     "resolve_conflict",
     "restart_service",
+    "restore",
     "review",
     "review_fix",
     "run_service",
@@ -339,6 +345,16 @@ class Vault:
         from vaultsync.app.sync import status
 
         return status(self.config, options)
+
+    def accept(self, targets: list[str]) -> Report:
+        from vaultsync.app.held import accept
+
+        return accept(self.config, targets)
+
+    def restore(self, path: str, at: str | None = None) -> Report:
+        from vaultsync.app.held import restore
+
+        return restore(self.config, path, at)
 
     def remember(self, entity: str, fact: str, fields: dict[str, Any] | None = None, create: bool = False) -> Written:
         from vaultsync.app.memory import remember

@@ -64,8 +64,14 @@ class GitSettings:
 
 @dataclass(frozen=True)
 class Safety:
-    max_delete_share: float = 0.25
-    max_delete_count: int = 5
+    """The bounds of the shrink guard (``core/shrink.py``, docs/safety.md): a pass holds a change past one."""
+
+    max_delete_share: float = 0.25  # many deletions: more than this share of one side's units ...
+    max_delete_count: int = 5  # ... and more than this many of them
+    max_daily_deletes: int = 2  # more daily notes than this deleted on one side
+    max_shrink_share: float = 0.5  # MEMORY.md, USER.md, a summary or an entity's facts losing more than this share
+    min_lines: int = 4  # files and summaries shorter than this are never held for shrinking
+    min_facts: int = 3  # entities with fewer facts than this are never held for losing them
 
 
 @dataclass(frozen=True)
@@ -234,8 +240,9 @@ def load(path: Path) -> Config:
         raise ConfigError(f"{path}: {overlap}")
     layout = _section(Layout, raw.get("vault"), f"{path}: [vault]")
     safety = _section(Safety, raw.get("safety"), f"{path}: [safety]")
-    if not 0 <= safety.max_delete_share <= 1:
-        raise ConfigError(f"{path}: [safety].max_delete_share must be between 0 and 1")
+    for share in ("max_delete_share", "max_shrink_share"):
+        if not 0 <= getattr(safety, share) <= 1:
+            raise ConfigError(f"{path}: [safety].{share} must be between 0 and 1")
     janitor = _section(Janitor, raw.get("janitor"), f"{path}: [janitor]")
     negative = [f.name for f in fields(janitor) if getattr(janitor, f.name) < 0]
     if negative:

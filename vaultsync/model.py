@@ -28,6 +28,7 @@ class ExitCode(IntEnum):
     SAFETY_STOP = 4
     SKIPPED_INPUT = 5
     NOT_PUSHED = 6  # the pass ran and committed; its commits wait for the remote (unreachable, refused, a secret)
+    HELD = 7  # the pass ran, but held a deletion or shrink past a bound (``vaultsync accept`` / ``restore``)
     CRASH = 70  # an unexpected error (sysexits' EX_SOFTWARE): never 1, which means "conflicts kept"
     INTERRUPTED = 130  # Ctrl-C, as shells report a process SIGINT stopped
     PIPE_CLOSED = 141  # the reader of standard output went away (``| head``), as shells report SIGPIPE
@@ -123,6 +124,43 @@ class Conflict:
     copy_path: str  # vault-relative path of the conflict copy holding the person's version
 
 
+@dataclass(frozen=True)
+class Held:
+    """One change a pass did not carry: what (``path``, the vault note or entity folder the person knows; the
+    unit ``keys``), who made it (``writer``: agent or person, on ``side``), the size before and after in
+    ``unit`` (lines, facts, daily notes, units) and the bound it crossed (``rule``)."""
+
+    path: str
+    scope: str
+    writer: str
+    side: str
+    before: int
+    after: int
+    unit: str
+    rule: str
+    keys: tuple[str, ...]
+
+    def line(self) -> str:
+        """The one message every face shows for a held change."""
+        return (
+            f"held: {self.path}: {self.writer} {self.rule} ({self.before} -> {self.after} {self.unit}); "
+            f"the other side keeps its copy: vaultsync accept '{self.path}' carries it, "
+            f"vaultsync restore '{self.path}' puts the last good version back"
+        )
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "scope": self.scope,
+            "writer": self.writer,
+            "side": self.side,
+            "before": self.before,
+            "after": self.after,
+            "unit": self.unit,
+            "rule": self.rule,
+        }
+
+
 @dataclass
 class RemoteState:
     """Where the vault stands with its git remote after a pass, as far as the last fetch knows."""
@@ -161,6 +199,7 @@ class Report:
     quick: bool = False  # the snapshot showed nothing changed since the last settled pass; nothing was read
     scoped: bool = False  # only the entities and files that changed since then were read
     remote: RemoteState | None = None  # with a [remote] configured: fetched, merged, pushed or waiting
+    held: list[Held] = field(default_factory=list)  # changes the shrink guard did not carry (``core/shrink.py``)
 
     @property
     def waiting(self) -> bool:
@@ -185,6 +224,8 @@ class Report:
             parts.append(plural(len(self.open_conflicts), "open conflict copy", "open conflict copies"))
         if self.remote is not None and self.remote.waiting_since:
             parts.append(f"not pushed since {self.remote.waiting_since}")
+        if self.held:
+            parts.append(plural(len(self.held), "held change"))
         severities = Counter(str(p.severity) for p in self.problems)
         parts += [plural(n, severity) for severity, n in sorted(severities.items())]
         return ", ".join(parts)
@@ -194,6 +235,7 @@ class Report:
         the stop (unless the summary beside it says it), errors and warnings (and ``notes``), new conflicts, and
         (``open_copies``) the conflict copies still open, each ``kind: text``."""
         lines = [f"stopped: {self.stopped}"] if self.stopped and stop else []
+        lines += [h.line() for h in self.held]
         lines += [f"{p.severity}: {p.line()}" for p in self.problems if notes or p.severity is not Severity.NOTE]
         lines += [
             f"conflict: {c.scope}: {c.detail}; the vault's version is kept in {c.copy_path}" for c in self.conflicts
@@ -212,6 +254,8 @@ class Report:
             return ExitCode.SAFETY_STOP
         if any(p.severity is Severity.ERROR for p in self.problems):
             return ExitCode.SKIPPED_INPUT
+        if self.held:
+            return ExitCode.HELD
         if self.waiting:
             return ExitCode.NOT_PUSHED
         if self.conflicts or self.open_conflicts:
@@ -234,6 +278,7 @@ class Report:
             "quick": self.quick,
             "scoped": self.scoped,
             "remote": self.remote,
+            "held": [h.as_json() for h in self.held],
         }
 
     def to_json(self) -> dict[str, Any]:

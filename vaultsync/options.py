@@ -33,9 +33,16 @@ class PassOptions:
     # Who the memory side's commit is made for: the agent, the person (a review fix, an inbox decision) or an
     # API client by name. The person's own vault edits are always committed as the person.
     actor: Actor = AGENT
-    # Unit keys a use case deleted on purpose before the pass (the janitor's archived daily notes): the mass
-    # deletion guard does not count them, while every other guard (a missing folder, an emptied side) stands.
+    # Unit keys a use case changed on purpose before the pass (the janitor's archived daily notes and the
+    # MEMORY.md it cut): the shrink guard never holds them, while every other guard (a missing folder, an
+    # emptied side) stands.
     deleting: frozenset[str] = frozenset()
+    # Held changes the person lets through this pass (``vaultsync accept``): vault paths or scopes as the guard
+    # names them, or "all".
+    accept: frozenset[str] = frozenset()
+    # Unit keys whose vault note wins on both sides this pass (``vaultsync restore``: the note was just put back
+    # from git), whatever the memory holds.
+    restore: frozenset[str] = frozenset()
     # Conflict copies the remote round made before the pass (a file changed here and on the remote): the pass
     # keeps them with its own, so they stay open, and exit 1, until the person deletes them.
     conflicts: tuple[Conflict, ...] = ()

@@ -24,7 +24,7 @@ from vaultsync.engine import batches as batch_reads
 from vaultsync.engine import second_walk
 from vaultsync.engine.batches import cut_batches
 from vaultsync.memory.tree import MemoryListing, list_memory
-from vaultsync.model import Report
+from vaultsync.model import ExitCode, Report
 from vaultsync.state.base import BaseStore
 from vaultsync.vault.layout import VaultLayout
 from vaultsync.vault.scan import VaultListing, list_fact_notes, list_vault
@@ -143,11 +143,13 @@ def _listings(env: Env) -> tuple[MemoryListing, VaultListing, list[str]]:
 
 
 def test_the_deletion_guard_counts_every_batch(env: Env, tmp_path: Path) -> None:
-    """No batch alone deletes enough to stop the pass; all of them together do, before anything is written."""
+    """No batch alone deletes enough to hold; all of them together do, and the pass gives way to a whole one,
+    which holds the deletions (the shrink guard, once the mass-delete stop) and commits none of them."""
     for folder in sorted((env.vault / "2 Areas/people").iterdir()):
         shutil.rmtree(folder)
     batched, report = both(env, tmp_path, batch=1)
-    assert report.exit_code == 4 and "would delete" in report.stopped and "nothing was written" in report.stopped
+    assert report.exit_code == ExitCode.HELD and not report.stopped, report.to_json()
+    assert {h.path for h in report.held} >= {"2 Areas/people/sarah-chen", "2 Areas/people/li-wei"}
     assert (batched.life / "areas/people/sarah-chen/items.json").exists()
     assert batched.git("status", "--porcelain").strip(), "the person's deletions were committed"
 
@@ -234,3 +236,18 @@ def test_rounds_of_mixed_edits_end_as_whole_passes_would(
         options = {"confirm_deletes": True, "now": lambda n=n: NOW.replace(minute=n)}
         both(env, tmp, batch, **options)
         env.sync(**options)  # the rounds go on from the edited setup, synced
+
+
+def test_daily_notes_deleted_across_batches_are_held_as_by_a_whole_pass(env: Env, tmp_path: Path) -> None:
+    """Files come ten times a batch's size at a time: with batches of one, twelve daily notes span two file
+    batches, and deleting three in each (six in all, more than ``max_daily_deletes``) is held."""
+    for day in range(1, 13):
+        (env.workspace / "memory" / f"2026-10-{day:02d}.md").write_text(f"# 2026-10-{day:02d}\n\n- a day\n")
+    assert env.sync().exit_code == ExitCode.CLEAN
+    names = sorted((env.workspace / "memory").glob("2026-*.md"))
+    for note in names[:3] + names[-3:]:
+        note.unlink()
+    batched, report = both(env, tmp_path, batch=1)
+    assert report.exit_code == ExitCode.HELD, report.to_json()
+    assert sorted(h.path for h in report.held) == sorted(f"Daily/{n.name}" for n in names[:3] + names[-3:])
+    assert all((batched.vault / "Daily" / n.name).is_file() for n in names)

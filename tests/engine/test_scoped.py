@@ -164,11 +164,19 @@ def test_a_conflict_copy_resolved_later_is_committed_by_a_scoped_pass(env: Env, 
 
 
 def test_a_scoped_pass_keeps_the_deletion_guard(env: Env, tmp_path: Path) -> None:
-    """Deleting most facts of one entity is a small share of the vault: the guard counts every unit."""
+    """Deleting every fact of one entity is a small share of the vault (the many-deletions bound counts every
+    unit, read or not), but an entity losing most of its facts: a scoped pass holds it as a full one does, and
+    carries it once accepted."""
+    facts = env.facts(SARAH)
     for note in (env.vault / SARAH_DIR / "facts").glob("*.md"):
         note.unlink()
     report, _ = run_both(env, tmp_path)
     assert report.scoped and not report.stopped
+    assert [(h.path, h.writer, h.rule) for h in report.held] == [(SARAH_DIR, "person", "removed most facts")]
+    assert not any("units at once" in h.rule for h in report.held)
+    assert env.facts(SARAH) == facts
+    accepted, _ = run_both(env, tmp_path, accept=frozenset({SARAH_DIR}))
+    assert accepted.held == [] and not accepted.stopped
     assert env.facts(SARAH) == []
 
 
@@ -229,12 +237,15 @@ def test_a_missing_memory_folder_stops_a_scoped_pass_as_it_stops_a_full_one(env:
 
 
 def test_every_entity_gone_from_a_side_runs_in_full(env: Env, tmp_path: Path) -> None:
-    """An emptied side is what an unmounted folder looks like: the full pass's checks decide, not a scoped one."""
+    """An emptied side is what an unmounted folder looks like: the full pass's checks decide, not a scoped one.
+    Every entity gone is many deletions: the shrink guard holds them (once the mass-delete stop)."""
     for folder in {p.parent for name in ("items.json", "summary.md") for p in env.life.rglob(name)}:
         shutil.rmtree(folder)
+    before = env.snapshot()
     report, _ = run_both(env, tmp_path)
     assert not report.scoped and not report.quick
-    assert "would delete" in report.stopped
+    assert report.held and all("units at once" in h.rule for h in report.held), report.to_json()
+    assert env.snapshot() == before, "a held deletion was carried"
 
 
 def test_an_edit_that_keeps_size_and_mtime_in_a_file_the_scoped_pass_wrote_is_seen(env: Env) -> None:

@@ -123,12 +123,15 @@ def test_a_folder_deleted_on_the_laptop_meets_the_mass_delete_guard(env: Env, tm
     m.laptop.backup()
     remote_before = m.remote_head()
 
-    stopped = m.pass_()
+    held = m.pass_()
 
-    assert stopped.exit_code == ExitCode.SAFETY_STOP, stopped.to_json()
+    # The shrink guard (once the mass-delete stop) holds the deletion: the memory keeps Sarah, and nothing of
+    # the pass's goes to the remote, which already has the laptop's commit.
+    assert held.exit_code == ExitCode.HELD, held.to_json()
+    assert [h.path for h in held.held] == [SARAH_DIR] and held.held[0].writer == "person"
     assert env.items_path(SARAH).read_bytes() == items_before
     assert m.remote_head() == remote_before
-    confirmed = m.pass_(confirm_deletes=True)
+    confirmed = m.pass_(accept=frozenset({SARAH_DIR}))
     assert confirmed.exit_code == ExitCode.CLEAN, confirmed.to_json()
     assert not env.items_path(SARAH).exists()
     assert m.remote_head() == env.head()

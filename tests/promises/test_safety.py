@@ -5,8 +5,9 @@ Three groups, each against a real memory tree, a real vault and a real git repos
 1. obsidian-git and the person's own git work: a held ``index.lock`` is waited for, a stale one is reported and
    left for the person, and a repository in the middle of a merge, rebase, cherry-pick, revert or ``git am`` stops
    the pass before anything is written (exit 4).
-2. The mass-delete guard of the contract (invariant 5): the share and the count thresholds each just below and
-   just above, on both sides, plus missing or emptied roots and missing top folders; ``--yes`` confirms.
+2. The shrink guard's many-deletions bound (invariant 5): the share and the count thresholds each just below and
+   just above, on both sides, hold those deletions (exit 7) and ``accept`` carries them; missing or emptied roots
+   and missing top folders stop the pass, and ``--yes`` confirms.
 3. Malformed input is never "fixed" by overwriting it (invariant 4), even when the other side edited the same unit
    in the same round; once repaired, the next pass merges both edits (invariant 2).
 """
@@ -500,11 +501,14 @@ def forty(forty_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 
 
 def set_safety(env: inputs.Env, share: float, count: int) -> None:
-    """Write the thresholds into the config file and load it back, as a person editing [safety] would."""
+    """Write the thresholds into the config file and load it back, as a person editing [safety] would. The
+    guard's other bounds are set out of reach (an entity losing its facts, a summary cut), so that these tests
+    see the many-deletions bound alone: tests/promises/test_shrink_guard.py covers the others."""
     path = env.root / "config.toml"
-    path.write_text(configmod.dumps(replace(env.cfg, safety=Safety(share, count))), encoding="utf-8")
+    safety = Safety(share, count, min_facts=1000, min_lines=1000)
+    path.write_text(configmod.dumps(replace(env.cfg, safety=safety)), encoding="utf-8")
     env.cfg = configmod.load(path)
-    assert env.cfg.safety == Safety(share, count)
+    assert env.cfg.safety == safety
 
 
 def person_deletes_notes(env: inputs.Env, n: int) -> list[str]:
@@ -538,7 +542,7 @@ def agent_deletes(env: inputs.Env, n: int) -> list[str]:
 
 
 THRESHOLDS = [
-    # (share, count, n, stops): with count 0 only the share decides (10 of 40 is exactly 25%) ...
+    # (share, count, n, holds): with count 0 only the share decides (10 of 40 is exactly 25%) ...
     pytest.param(0.25, 0, 10, False, id="share-at-limit"),
     pytest.param(0.25, 0, 11, True, id="share-over-limit"),
     # ... and with share 0 only the count decides.
@@ -547,30 +551,36 @@ THRESHOLDS = [
 ]
 
 
-@pytest.mark.parametrize(("share", "count", "n", "stops"), THRESHOLDS)
+@pytest.mark.parametrize(("share", "count", "n", "holds"), THRESHOLDS)
 @pytest.mark.parametrize("who", ["person-deletes-notes", "agent-deletes-entities"])
 def test_mass_delete_guard_thresholds(
-    forty: inputs.Env, who: str, share: float, count: int, n: int, stops: bool
+    forty: inputs.Env, who: str, share: float, count: int, n: int, holds: bool
 ) -> None:
-    """The guard stops only above both ``max_delete_share`` and ``max_delete_count``, each checked strictly.
+    """The guard holds only above both ``max_delete_share`` and ``max_delete_count``, each checked strictly.
 
     A person deleting notes threatens the memory side; an agent deleting entity folders threatens the vault side.
-    A stop must come before any write, name the side, the number and the entities, and leave the trash empty.
+    Once the mass-delete stop, now the shrink guard's many-deletions bound: the deletions are held (exit 7), the
+    other side keeps every copy, each held change names the writer and the count, and the trash stays empty.
     """
     env = forty
     set_safety(env, share, count)
     if who == "person-deletes-notes":
-        doomed, side = person_deletes_notes(env, n), "memory"
+        doomed, side, writer = person_deletes_notes(env, n), "memory", "person"
     else:
-        doomed, side = agent_deletes(env, n), "vault"
+        doomed, side, writer = agent_deletes(env, n), "vault", "agent"
     before, git_before = frozen(env.workspace, env.life, env.vault), git_state(env.vault)
 
     report = env.sync()
 
-    if stops:
-        assert_stopped_untouched(report, before, frozen(env.workspace, env.life, env.vault), "would delete")
-        assert f"the pass would delete {n} of 40 units on the {side} side (people/p00" in report.stopped
-        assert "run again with --yes to confirm" in report.stopped
+    if holds:
+        assert report.exit_code == ExitCode.HELD, report.to_json()
+        assert not report.stopped and report.files_written == 0 and report.commits == []
+        after = frozen(env.workspace, env.life, env.vault)
+        trees = [k for k in set(before) | set(after) if "/.vaultsync/" not in k]  # the pass keeps its state there
+        assert [k for k in trees if before.get(k) != after.get(k)] == [], "a held deletion was carried"
+        assert report.held and {h.writer for h in report.held} == {writer}
+        assert all(f"deleted {n} of 40 units at once" in h.rule for h in report.held), report.to_json()
+        assert report.held[0].path == "2 Areas/people/p00"
         assert git_state(env.vault) == git_before
         assert not (env.cfg.state_dir / "trash").exists()
         return
@@ -584,35 +594,36 @@ def test_mass_delete_guard_thresholds(
         assert env.git("status", "--porcelain") == ""
 
 
-def test_yes_confirms_a_mass_delete_in_process_and_on_the_command_line(forty: inputs.Env) -> None:
-    """``PassOptions(confirm_deletes=True)`` and ``vaultsync sync --yes`` are the person's "yes, I meant it".
+def test_accept_carries_a_mass_delete_in_process_and_on_the_command_line(forty: inputs.Env) -> None:
+    """``PassOptions(accept={"all"})`` and ``vaultsync accept all`` are the person's "yes, I meant it".
 
-    The CLI is run as a real process on the same vault: without --yes it stops (exit 4, "stopped:" on stdout),
-    --dry-run --yes shows the plan without doing it, and --yes carries the deletions out, copies in the trash.
+    Once ``--yes`` to a stop, now the answer to a hold. The CLI is run as a real process on the same vault:
+    ``sync`` holds (exit 7, "held:" on stdout), ``status --json`` names each held change, and ``accept all``
+    carries the deletions out, copies in the trash.
     """
     env = forty
     set_safety(env, 0.25, 5)
     gone = person_deletes_notes(env, 12)
     items_before = {rel: (env.life / rel / "items.json").read_bytes() for rel in PEOPLE}
-    assert env.sync().exit_code == ExitCode.SAFETY_STOP
+    assert env.sync().exit_code == ExitCode.HELD
 
     cli = Path(sys.executable).with_name("vaultsync")
     command = [str(cli)] if cli.exists() else [sys.executable, "-m", "vaultsync.cli"]
-    command += ["sync", "--config", str(env.root / "config.toml")]
 
-    def run(*flags: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*command, *flags], capture_output=True, text=True, check=False)
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        config = ["--config", str(env.root / "config.toml")]
+        return subprocess.run([*command, *args[:1], *config, *args[1:]], capture_output=True, text=True, check=False)
 
-    plain = run()
-    assert plain.returncode == 4, plain.stdout + plain.stderr
-    assert "stopped: the pass would delete 12 of 40 units on the memory side" in plain.stdout
-    preview = run("--dry-run", "--yes", "--json")
-    assert preview.returncode == 0, preview.stdout + preview.stderr
+    plain = run("sync")
+    assert plain.returncode == ExitCode.HELD, plain.stdout + plain.stderr
+    assert "held: 2 Areas/people/p00: person deleted 12 of 40 units at once" in plain.stdout
+    preview = run("status", "--json")
+    assert preview.returncode == ExitCode.HELD, preview.stdout + preview.stderr
     planned = json.loads(preview.stdout)
-    assert planned["stopped"] is None and "memory: write life/areas/people/p00/items.json" in planned["actions"]
+    assert planned["stopped"] is None and planned["held"][0]["path"] == "2 Areas/people/p00"
     assert env.items("areas/people/p00") == json.loads(items_before["areas/people/p00"])
 
-    confirmed = run("--yes", "--json")
+    confirmed = run("accept", "all", "--json")
     assert confirmed.returncode == 0, confirmed.stdout + confirmed.stderr
     left = {f["id"] for rel in PEOPLE for f in env.items(rel)}
     assert left.isdisjoint(gone) and len(left) == ENTITIES * FACTS_PER_ENTITY - 12
@@ -620,12 +631,12 @@ def test_yes_confirms_a_mass_delete_in_process_and_on_the_command_line(forty: in
     for rel in ("areas/people/p00", "areas/people/p03"):
         assert (trash / "life" / rel / "items.json").read_bytes() == items_before[rel]
 
-    # In-process: the agent now deletes four whole people folders (16 of 28 vault units); confirm_deletes allows it.
+    # In-process: the agent now deletes four whole people folders (16 of 28 vault units); accepting allows it.
     set_safety(env, 0.25, 5)
     for rel in PEOPLE[4:8]:
         shutil.rmtree(env.life / rel)
-    assert env.sync().exit_code == ExitCode.SAFETY_STOP
-    report = env.sync(confirm_deletes=True)
+    assert env.sync().exit_code == ExitCode.HELD
+    report = env.sync(accept=frozenset({"all"}))
     assert report.exit_code == ExitCode.CLEAN, report.to_json()
     assert not (env.vault / "2 Areas/people/p05").exists()
     assert env.git("status", "--porcelain") == ""

@@ -96,9 +96,11 @@ def janitor(cfg: Config, dry_run: bool = False, today: date | None = None) -> Ja
             raw = read_or_none(cfg.workspace / name)
             if raw is not None:
                 result.problems += size_problems(cfg.workspace / name, raw, cfg.janitor)
-        # The daily notes it moved are deletions it means: the mass-delete guard does not count them, while
-        # every other guard of a pass (a missing folder, an emptied side) stands, as for any sync.
+        # The daily notes it moved and the MEMORY.md it cut are changes it means: the shrink guard never holds
+        # them, while every other guard of a pass (a missing folder, an emptied side) stands, as for any sync.
         meant = frozenset(file_key(f"workspace/{rel}") for rel, _ in result.daily)
+        if result.sections:
+            meant |= {file_key("workspace/MEMORY.md")}
         return OwnWrites(bool(result.sections or result.daily), subject=_subject(result), deleting=meant)
 
     if dry_run:

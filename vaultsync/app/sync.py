@@ -64,7 +64,8 @@ def status(cfg: Config, options: PassOptions | None = None) -> Report:
 def overview(cfg: Config) -> dict[str, Any]:
     """What a status light needs, without running a pass (``status`` runs one): the last run and the last that
     ran to its end, the conflict copies still open and the standing problems as the last settled pass left
-    them, and the schedule. Cheap at any size: it reads the state folder and the crontab, not the trees."""
+    them, the changes the last pass that ran to its end held, and the schedule. Cheap at any size: it reads the
+    state folder and the crontab, not the trees."""
     from vaultsync.app import schedule
     from vaultsync.state.base import BaseStore
     from vaultsync.state.snapshot import load
@@ -86,6 +87,8 @@ def overview(cfg: Config) -> dict[str, Any]:
         "last_finished": asdict(last_ok) if last_ok else None,
         "open_conflicts": conflicts,
         "problems": problems,
+        # What the last pass held (the shrink guard): each waits for ``vaultsync accept`` or ``restore``.
+        "held": list(last_ok.held) if last_ok else [],
         "schedule": {
             "entries": found.entries if found else [],
             "every": found.every if found else "",

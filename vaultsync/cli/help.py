@@ -32,8 +32,16 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
         ("vaultsync sync --json", "the report for a script"),
     ],
     "status": [
-        ("vaultsync status", "the last run, open conflicts, what the next pass would do"),
+        ("vaultsync status", "the last run, open conflicts, held changes, what the next pass would do"),
         ("vaultsync status --json", "the same as JSON"),
+    ],
+    "accept": [
+        ("vaultsync status", "the changes held: file, writer, size before and after"),
+        ("vaultsync accept all", "carry every held change now, committed as you"),
+    ],
+    "restore": [
+        ('vaultsync restore "3 Resources/agent/MEMORY.md"', "MEMORY.md back on both sides, as the last commit has it"),
+        ("vaultsync restore Daily --at HEAD", "every daily note, as a given commit holds them"),
     ],
     "schedule": [
         ("vaultsync schedule install", "a pass every hour, the janitor daily, the review weekly (cron)"),

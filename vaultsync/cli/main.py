@@ -142,6 +142,10 @@ def _face_command(cfg: Config, args: argparse.Namespace) -> int | None:
         from vaultsync.cli.obsidian import obsidian_command
 
         return obsidian_command(cfg, args)
+    if args.command in ("accept", "restore"):
+        from vaultsync.cli.held import held_command
+
+        return held_command(cfg, args)
     if args.command in ("serve", "mcp"):
         from vaultsync.cli.serve import serve_command
 

@@ -72,7 +72,7 @@ def _pass_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     sync = sub.add_parser("sync", parents=[common], help="run one sync pass, both ways")
     sync.add_argument("--dry-run", action="store_true", help="print the plan and write nothing")
     sync.add_argument("--json", action="store_true", help="print a machine-readable report")
-    sync.add_argument("--yes", action="store_true", help="confirm a pass the mass-delete guard stopped")
+    sync.add_argument("--yes", action="store_true", help="confirm a pass a missing folder or an empty side stopped")
     sync.add_argument(
         "--batch",
         type=count(0),
@@ -88,6 +88,14 @@ def _pass_commands(sub: Any, common: argparse.ArgumentParser) -> None:
 
     status = sub.add_parser("status", parents=[common], help="show open conflicts and what a pass would do")
     status.add_argument("--json", action="store_true", help="print a machine-readable report")
+
+    accept = sub.add_parser("accept", parents=[common], help="carry a change the shrink guard held, as the person")
+    accept.add_argument("targets", nargs="+", metavar="PATH", help="a held note or folder as status names it, or all")
+    accept.add_argument("--json", action="store_true", help="print the pass's report as JSON")
+    restore = sub.add_parser("restore", parents=[common], help="put a note's last good version back on both sides")
+    restore.add_argument("path", help="a vault note or folder (an entity's, the daily notes')")
+    restore.add_argument("--at", metavar="COMMIT", help="restore it as this commit holds it (default: the newest one)")
+    restore.add_argument("--json", action="store_true", help="print the pass's report as JSON")
 
 
 def _schedule_command(sub: Any, common: argparse.ArgumentParser) -> None:

@@ -25,7 +25,9 @@ def print_report(report: Report, terminal: bool) -> None:
     fifty modules: about a tenth of a small pass with a cold cache).
     """
     remote = _remote_line(report)
-    if not (report.stopped or report.changes or report.actions or report.problems or report.open_conflicts):
+    if not (report.stopped or report.changes or report.actions or report.problems or report.open_conflicts) and not (
+        report.held
+    ):
         if remote:
             print(remote)
         print(
@@ -88,7 +90,14 @@ def _remote_line(report: Report) -> str:
 
 
 Say = Callable[..., None]
-COLOURS = {"error": "red", "warning": "yellow", "note": "dim", "conflict": "bold yellow", "open conflict": "yellow"}
+COLOURS = {
+    "held": "bold yellow",
+    "error": "red",
+    "warning": "yellow",
+    "note": "dim",
+    "conflict": "bold yellow",
+    "open conflict": "yellow",
+}
 
 
 def _plain_print(text: str, style: str = "", end: str = "\n") -> None:

@@ -1,17 +1,19 @@
 """The safety checks a pass makes before it writes anything: values in, a reason to stop (or "") out.
 
 Each says what triggers it, why, and what happens: the pass stops with exit 4 before any write and names what it
-would have done; the person confirms with ``--yes``."""
+would have done; the person confirms with ``--yes``. Deleting or shrinking too much is not a stop but a hold of
+that change alone (``shrink.py``)."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field, fields
 
-from vaultsync.config import Config, Layout
+from vaultsync.config import Layout, Safety
 from vaultsync.core.decide import UNKNOWN
+from vaultsync.core.shrink import too_many
 from vaultsync.core.world import UnitState, World
-from vaultsync.keys import is_file, mem_path_of, rel_of, scope_of
+from vaultsync.keys import is_file, mem_path_of, rel_of
 from vaultsync.vault.layout import VaultLayout
 
 
@@ -39,28 +41,10 @@ class Tally:
                     deleted.append(key)
         return deleted
 
-    def guard(self, cfg: Config, unread: int = 0) -> str:
-        """Why the pass must stop before writing anything, or "" when it may go on.
-
-        Trigger: a pass would delete more than the configured share and count of one side's units. Why: a
-        mis-mounted folder, a half-finished checkout or an agent bug looks exactly like "the person deleted
-        everything". Then: stop with exit 4, name what would go, and let the person confirm with --yes.
-        ``unread``: units a scoped pass did not read, there on both sides.
-        """
-        reasons = []
-        for side, doomed in self.doomed.items():
-            total = self.total[side] + unread
-            if len(doomed) > cfg.safety.max_delete_count and len(doomed) > cfg.safety.max_delete_share * total:
-                sample = ", ".join(sorted({scope_of(k) for k in doomed})[:5])
-                what = f"{len(doomed)} of {total} units on the {side} side"
-                reasons.append(f"the pass would delete {what} ({sample} ...)")
-        return "; ".join(reasons)
-
-
-def deletion_guard(world: World, cfg: Config, unread: int = 0, meant: Collection[str] = ()) -> str:
-    tally = Tally()
-    tally.add(world, meant)
-    return tally.guard(cfg, unread)
+    def over(self, safety: Safety) -> bool:
+        """Whether one side would lose "many" units (``core/shrink.py``'s bound): a pass in batches then gives
+        way to a whole pass, which holds those deletions."""
+        return any(too_many(len(doomed), self.total[side], safety) for side, doomed in self.doomed.items())
 
 
 def is_deleted(state: UnitState) -> bool:

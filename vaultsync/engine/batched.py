@@ -34,6 +34,7 @@ from vaultsync.core.changes import changed
 from vaultsync.core.guard import empty_side
 from vaultsync.core.planner import Planner, make_plan
 from vaultsync.core.scope import Names, Planned
+from vaultsync.core.shrink import daily_deletions, find_held
 from vaultsync.engine.batches import FirstWalk, Settled, cut_batches, note_blobs, read_batch
 from vaultsync.engine.finish import keep_ids, touched_notes, unchanged_blobs
 from vaultsync.engine.first_import import racy_reads
@@ -54,8 +55,8 @@ def run_batched(setting: PassContext, report: Report) -> Report | None:
     """The full pass, batch by batch; None when the memory fits in one batch (the pass then reads it whole)."""
     cfg, options, layout, store = setting.cfg, setting.options, setting.layout, setting.store
     size = options.full_batch
-    if size <= 0:
-        return None
+    if size <= 0 or options.accept or options.restore:
+        return None  # accepting or restoring: the whole pass, where the shrink guard sees every unit at once
     listing = list_memory(cfg.workspace, cfg.life, layout.reserved_life_dirs())
     listed = list_vault(cfg.vault, layout)
     keys = store.keys()
@@ -63,15 +64,25 @@ def run_batched(setting: PassContext, report: Report) -> Report | None:
     if sum(len(b.rels) for b in batches) <= size:  # one batch: the pass reads it whole
         return None
     earlier = setting.files.uncommitted_notes()
+    said = len(report.problems)  # what a whole pass, taking over, does not say again
     report.problems += sorted(listing.problems + listed.problems, key=lambda p: p.path)
     stamp = options.now().strftime("%Y%m%d-%H%M%S")
     guess = _guess(cfg, layout, keys)
 
     read = partial(read_batch, setting, earlier)
     known = FirstWalk()
+    dailies: Counter[str] = Counter({"memory": 0, "vault": 0})  # daily notes deleted, over every batch
     touched = set() if options.dry_run else touched_notes(cfg)
     for batch in batches:
         scanned = read(batch)
+        gone, _ = daily_deletions(scanned.world, options.deleting)
+        dailies.update({side: len(keys) for side, keys in gone.items()})
+        if (
+            find_held(scanned.world, cfg.safety, layout, options.deleting)
+            or max(dailies.values()) > cfg.safety.max_daily_deletes
+        ):
+            del report.problems[said:]
+            return None  # a change to hold: the whole pass holds it and syncs the rest
         report.problems += (
             sorted(scanned.mem.problems + scanned.vault.problems, key=lambda p: p.path) + scanned.world.problems
         )
@@ -100,7 +111,10 @@ def run_batched(setting: PassContext, report: Report) -> Report | None:
     if not options.confirm_deletes:
         empty = {"memory": not listing.rels and not listing.files, "vault": not listed.rels and not listed.files}
         missing = empty_side(empty, bool(keys)) or missing_places(cfg, layout, keys)
-        report.stopped = missing or known.tally.guard(cfg)
+        report.stopped = missing
+    if not report.stopped and known.tally.over(cfg.safety):
+        del report.problems[said:]
+        return None  # many deletions: the whole pass holds them (``core/shrink.py``)
     if report.stopped:
         report.stopped += "; nothing was written (run again with --yes to confirm)"
         return report

@@ -245,9 +245,10 @@ def _why(stderr: str, root: Path) -> str:
 
 
 def settled(report: Report) -> bool:
-    """Nothing left for a later pass: no stop, and no error or warning but those about a file's own content,
-    which stand until the file changes (the snapshot keeps them, to say again)."""
-    return not report.stopped and all(p.severity is Severity.NOTE or p.standing for p in report.problems)
+    """Nothing left for a later pass: no stop, no held change, and no error or warning but those about a file's
+    own content, which stand until the file changes (the snapshot keeps them, to say again)."""
+    quiet = all(p.severity is Severity.NOTE or p.standing for p in report.problems)
+    return not report.stopped and not report.held and quiet
 
 
 def _commit_person(

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from vaultsync.config import Config
 from vaultsync.core.changes import changed
 from vaultsync.core.decide import Outcome
-from vaultsync.core.guard import deletion_guard, empty_side, is_deleted
+from vaultsync.core.guard import empty_side, is_deleted
 from vaultsync.core.merge import decide_all
 from vaultsync.core.moves import apply_moves, detect_moves, moved_walk, plan_moves
 from vaultsync.core.plan import Plan
@@ -31,7 +31,14 @@ from vaultsync.engine.finish import (
     resaved,
     unchanged_blobs,
 )
-from vaultsync.engine.prepare import PassContext, hold_moved, missing_places, settle_conflicts
+from vaultsync.engine.prepare import (
+    PassContext,
+    held_notes,
+    hold_moved,
+    hold_shrinks,
+    missing_places,
+    settle_conflicts,
+)
 from vaultsync.engine.quick import SnapshotKept, SnapshotUpdate
 from vaultsync.engine.scoped import Narrowed, standing_unread
 from vaultsync.git.index import blob_id
@@ -39,7 +46,7 @@ from vaultsync.git.repo import VaultRepo
 from vaultsync.keys import is_file, scope_of
 from vaultsync.memory.sizes import scanned_size_problems
 from vaultsync.memory.tree import MemoryScan, list_memory, scan_memory, scan_memory_scope
-from vaultsync.model import Report, SideChange
+from vaultsync.model import Held, Report, SideChange
 from vaultsync.state.base import BaseEntry
 from vaultsync.state.stat_walk import MemoryWalk
 from vaultsync.vault.layout import VaultLayout
@@ -70,7 +77,7 @@ def run_whole(setting: PassContext, report: Report, narrowed: Narrowed | None) -
     if narrowed is not None and gone and len(gone) == len(narrowed.context.names):
         return None  # every entity gone from a side: an unmounted folder? the full pass's checks say
     if not setting.options.confirm_deletes:
-        report.stopped = _deletion_stop(setting, narrowed, found, gone)
+        report.stopped = _deletion_stop(setting, narrowed, found, gone, report.held)
     if report.stopped:
         report.stopped += "; nothing was written (run again with --yes to confirm)"
         return report
@@ -122,6 +129,7 @@ def _read(setting: PassContext, report: Report, narrowed: Narrowed | None) -> _F
     hold_moved(cfg, layout, world)
     report.problems += world.problems
     decide_all(world)
+    report.held = hold_shrinks(setting, world, narrowed.unread if narrowed is not None else 0)
     return _Found(base, mem, vault, moves, renamed, earlier, world)
 
 
@@ -133,20 +141,21 @@ def _gone_from_a_side(narrowed: Narrowed, found: _Found) -> set[str]:
     }
 
 
-def _deletion_stop(setting: PassContext, narrowed: Narrowed | None, found: _Found, gone: set[str]) -> str:
-    """Why the pass must stop before writing (a side's top folders missing, or more deleted than meant); empty
-    when it may go on."""
-    cfg, options, layout, world = setting.cfg, setting.options, setting.layout, found.world
+def _deletion_stop(
+    setting: PassContext, narrowed: Narrowed | None, found: _Found, gone: set[str], held: list[Held]
+) -> str:
+    """Why the pass must stop before writing (a side's top folders missing, or a side empty); empty when it may
+    go on. Deleting too much is not a stop: the shrink guard holds it (``hold_shrinks``)."""
+    cfg, layout, world = setting.cfg, setting.layout, found.world
     if narrowed is not None:
         # A missing top folder shows as its entities or files gone; only then are the folders checked (it
         # takes every key of the base).
         emptied = gone or any(is_file(k) and is_deleted(u) for k, u in world.units.items())
-        missing = narrowed.base.missing_places(cfg, layout) if emptied else ""
-        return missing or deletion_guard(world, cfg, narrowed.unread, options.deleting)
+        emptied = emptied or any(is_file(k) for h in held for k in h.keys)  # a held deletion is one too
+        return narrowed.base.missing_places(cfg, layout) if emptied else ""
     mem, vault = found.mem, found.vault
     empty = {"memory": not mem.entities and not mem.files, "vault": not vault.entities and not vault.files}
-    missing = empty_side(empty, bool(found.base)) or missing_places(cfg, layout, found.base)
-    return missing or deletion_guard(world, cfg, meant=options.deleting)
+    return empty_side(empty, bool(found.base)) or missing_places(cfg, layout, found.base)
 
 
 @dataclass
@@ -177,6 +186,7 @@ def _plan(setting: PassContext, report: Report, narrowed: Narrowed | None, found
     if plan.widen:
         return None
     keyed, person_paths = changed(world, layout, vault, found.base, moves, renamed)
+    person_paths -= held_notes(layout, report.held)  # a held deletion stays out of git until it is accepted
     changes = [change for _, change in keyed]
     plan_moves(plan, moves, renamed, found.base, cfg.life)
     report.changes += changes

@@ -11,10 +11,13 @@ from datetime import date
 from pathlib import Path
 
 from vaultsync.config import Config, Layout
+from vaultsync.core.decide import UNKNOWN, Decision, Outcome
 from vaultsync.core.guard import changed_settings, relocated, stranded
+from vaultsync.core.shrink import find_held, held_keys
 from vaultsync.core.units import World
 from vaultsync.core.vanished import gone, hold
 from vaultsync.keys import is_file, mem_path_of, rel_of
+from vaultsync.model import Held
 from vaultsync.options import PassOptions
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
@@ -92,6 +95,33 @@ def hold_moved(cfg: Config, layout: VaultLayout, world: World) -> None:
     missing = gone(world, layout)
     if missing:
         hold(world, missing, find_elsewhere(cfg.vault, layout, set(missing.values())))
+
+
+def hold_shrinks(setting: PassContext, world: World, unread: int = 0) -> list[Held]:
+    """After deciding: the notes ``vaultsync restore`` put back win on both sides, then every change the shrink
+    guard holds (``core/shrink.py``) is left as it is: the side that shrank keeps its change, the other its
+    copy, and the unit keeps its base, so the next pass finds it again until it is accepted or restored."""
+    for key in setting.options.restore:
+        state = world.units.get(key)
+        if state is not None and state.vault is not None and state.vault is not UNKNOWN:
+            state.decision = Decision(Outcome.TO_MEMORY, state.vault)
+    options = setting.options
+    meant = options.deleting | options.restore
+    accepted = options.accept | ({"all"} if options.confirm_deletes else set())  # --yes: "I meant all of it"
+    held = find_held(world, setting.cfg.safety, setting.layout, meant, accepted, unread)
+    for key, side in held_keys(held).items():
+        state = world.units[key]
+        setattr(state, side, UNKNOWN)
+        state.decision = Decision(Outcome.SKIP, state.base)
+    return held
+
+
+def held_notes(layout: VaultLayout, held: Iterable[Held]) -> set[str]:
+    """The vault notes of the held units, and the entity note of every entity with a held unit: none of them
+    goes into the person's commit while the change is held."""
+    keys = {key for h in held for key in h.keys}
+    rels = {rel_of(key) for key in keys if rel_of(key)}
+    return {layout.note_for_key(key) for key in keys} | {layout.entity_note(rel) for rel in rels}
 
 
 def settle_conflicts(

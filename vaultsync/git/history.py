@@ -110,3 +110,31 @@ def blobs(root: Path, specs: Sequence[str]) -> list[bytes | None]:
         raise ValueError("a path with a line break cannot be read through cat-file --batch")
     out = _git(root, "cat-file", "--batch", stdin="".join(f"{spec}\n" for spec in specs).encode())
     return [obj[2] if obj and obj[1] == b"blob" else None for obj in batch_objects(out)]
+
+
+def good_commit(root: Path, path: str, at: str | None = None) -> str:
+    """The commit to restore ``path`` (a note or a folder) from: ``at`` as given, else HEAD when it holds the
+    path, else the parent of the last commit that touched it (the one that deleted it). Raises HistoryError
+    when git knows no such commit, or no version of the path."""
+    if at is not None:
+        try:
+            return _git(root, "rev-parse", "--verify", "-q", f"{at}^{{commit}}").decode().strip()
+        except HistoryError:
+            raise HistoryError(f"no commit {at!r} in the vault's history") from None
+    head = _git(root, "rev-parse", "--verify", "HEAD^{commit}").decode().strip()
+    if files_at(root, head, path, names_only=True):
+        return head
+    last = _git(root, "rev-list", "-1", head, "--", path).decode().strip()
+    if not last:
+        raise HistoryError(f"{path}: never committed in the vault")
+    return _git(root, "rev-parse", "--verify", f"{last}^{{commit}}^").decode().strip()
+
+
+def files_at(root: Path, commit: str, path: str, names_only: bool = False) -> dict[str, bytes]:
+    """Every file at or below ``path`` in ``commit``, vault path -> bytes (empty bytes with ``names_only``)."""
+    listed = _git(root, "ls-tree", "-r", "-z", "--name-only", commit, "--", path).decode()
+    names = [name for name in listed.split("\0") if name and (name == path or name.startswith(f"{path}/"))]
+    if names_only:
+        return dict.fromkeys(names, b"")
+    found = blobs(root, [f"{commit}:{n}" for n in names])
+    return {name: data for name, data in zip(names, found, strict=True) if data is not None}

@@ -42,11 +42,25 @@ class Schedule(_Open):
     stale: bool
 
 
+class HeldChange(_Open):
+    """A change the shrink guard did not carry: the file, who made it, its size before and after."""
+
+    path: str
+    scope: str
+    writer: str
+    side: str
+    before: int
+    after: int
+    unit: str
+    rule: str
+
+
 class Status(_Open):
     last_run: Run | None
     last_finished: Run | None
     open_conflicts: list[str]
     problems: list[StandingProblem]
+    held: list[HeldChange]
     schedule: Schedule
 
 

@@ -9,9 +9,10 @@ recording at once (a watching pass and cron's pass meeting its lock) do not lose
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from vaultsync.errors import FileChanged
 from vaultsync.system.fs import atomic_write, read_or_none
@@ -19,7 +20,7 @@ from vaultsync.system.fs import atomic_write, read_or_none
 RUNS = "runs.json"
 KEEP = 50
 # Exit codes of a pass that ran to its end: conflicts, skipped files and a push left waiting included.
-FINISHED = frozenset({0, 1, 5, 6})
+FINISHED = frozenset({0, 1, 5, 6, 7})
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class Run:
     kind: str  # "sync", "watch" or "scheduled"
     exit_code: int
     summary: str
+    held: list[dict[str, Any]] = field(default_factory=list)  # the changes the shrink guard held, as JSON
 
     @property
     def when(self) -> datetime:

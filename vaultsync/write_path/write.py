@@ -20,14 +20,14 @@ person's in ``git log``, and the janitor's pass stops on a missing folder like a
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 
 from vaultsync.config import Config
 from vaultsync.engine.run import missing_roots, run_pass
 from vaultsync.errors import LockHeld, Stopped, VaultsyncError
-from vaultsync.model import AGENT, Actor, ExitCode, Report
+from vaultsync.model import AGENT, Actor, ExitCode, Held, Report
 from vaultsync.options import PassOptions
 from vaultsync.state import runs
 from vaultsync.state.files import StateFiles
@@ -105,7 +105,8 @@ def write(cfg: Config, change: WriteRequest) -> Report:
     except Exception as exc:
         _record(cfg, change.kind, 1, f"failed: {type(exc).__name__}: {exc}", record)  # 1: an uncaught exception
         raise
-    _record(cfg, change.kind, report.exit_code, report.summary(), record and (passed or bool(report.stopped)))
+    kept = record and (passed or bool(report.stopped))
+    _record(cfg, change.kind, report.exit_code, report.summary(), kept, report.held)
     fresh = report.quick and StateFiles(cfg.state_dir).recall.exists()
     if passed and change.recall and not (report.dry_run or report.stopped or fresh):
         # What the pass left in the memory tree goes into the recall index, built here when missing so that no
@@ -176,6 +177,7 @@ def _take_lock(cfg: Config, held: ExitStack, wait: Wait) -> None:
                 time.sleep(_PAUSE)
 
 
-def _record(cfg: Config, kind: str, code: int, summary: str, record: bool) -> None:
+def _record(cfg: Config, kind: str, code: int, summary: str, record: bool, held: Sequence[Held] = ()) -> None:
     if record:
-        runs.record(cfg.state_dir, runs.Run(runs.now_stamp(), kind, int(code), summary))
+        shown = [h.as_json() for h in held]
+        runs.record(cfg.state_dir, runs.Run(runs.now_stamp(), kind, int(code), summary, shown))
