@@ -28,6 +28,8 @@ export interface Fact {
 }
 
 export interface Written {
+  /** true when vaultsync already held this change (a retry): nothing new was written. */
+  already?: boolean;
   fact: Fact | null;
   previous: Fact | null;
   synced: boolean;
@@ -63,8 +65,32 @@ export interface Captured {
 
 type Query = Record<string, string | number | undefined>;
 
+/**
+ * Who a request is for: the OpenClaw agent and session (vaultsync commits a write with them as `Agent:` and
+ * `Session:` trailers, so `vaultsync log` says which conversation put a fact there), and, for a write, the
+ * key that makes a retry of the same tool call change memory once (`Idempotency-Key`).
+ */
+export interface Caller {
+  agent?: string;
+  session?: string;
+  key?: string;
+}
+
+/** What vaultsync accepts in the caller headers: visible ASCII without quotes or backslashes, at most 255. */
+function headerValue(text: string): string {
+  return text.replace(/["\\]|[^!-~]/g, "_").slice(0, 255);
+}
+
 export class Client {
-  constructor(private readonly settings: Pick<Settings, "baseUrl" | "token">) {}
+  constructor(
+    private readonly settings: Pick<Settings, "baseUrl" | "token">,
+    private readonly caller: Caller = {},
+  ) {}
+
+  /** The same server, asked for `caller` (its fields over this client's). */
+  as(caller: Caller): Client {
+    return new Client(this.settings, { ...this.caller, ...caller });
+  }
 
   health(timeoutMs: number): Promise<{ ok: boolean; version: string }> {
     return this.call("GET", "/health", { timeoutMs, auth: false });
@@ -119,6 +145,10 @@ export class Client {
       if (value !== undefined && value !== "") url.searchParams.set(key, String(value));
     }
     const headers: Record<string, string> = { "X-Vaultsync-Client": CLIENT_NAME, Accept: "application/json" };
+    const { agent, session, key } = this.caller;
+    if (agent) headers["X-Vaultsync-Agent"] = headerValue(agent);
+    if (session) headers["X-Vaultsync-Session"] = headerValue(session);
+    if (key && method !== "GET") headers["Idempotency-Key"] = headerValue(`openclaw/${agent ?? ""}/${session ?? ""}/${key}`);
     if (options.auth !== false) {
       try {
         headers.Authorization = `Bearer ${this.settings.token()}`;

@@ -198,7 +198,7 @@ export function captureHook(client: Client, settings: Settings, log: Logger, cap
     if (!entry) return;
     captured.add(ctx.sessionKey ?? ctx.sessionId, entry);
     try {
-      await client.appendDaily(entry, settings.timeoutMs);
+      await client.as({ agent: ctx.agentId, session: ctx.sessionKey, key: turn }).appendDaily(entry, settings.timeoutMs);
     } catch (error) {
       log.warn(`vaultsync-memory: this turn was not captured in the daily note: ${(error as Error).message}`);
     }

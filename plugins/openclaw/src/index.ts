@@ -34,8 +34,9 @@ const plugin: OpenClawPluginDefinition = {
       },
     };
     if (settings.mode === "supplement") api.registerMemoryCorpusSupplement(corpusSupplement(client, settings, log.warn));
-    const tools = memoryTools(client, settings);
-    api.registerTool(() => tools, { names: Object.values(toolNames(settings.mode)) });
+    api.registerTool((ctx) => memoryTools(client.as({ agent: ctx.agentId, session: ctx.sessionKey }), settings), {
+      names: Object.values(toolNames(settings.mode)),
+    });
     const captured = new Captured();
     api.on("before_prompt_build", recallHook(client, settings, log, captured), {
       timeoutMs: settings.recallTimeoutMs + HOOK_SLACK_MS,

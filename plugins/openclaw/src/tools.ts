@@ -93,11 +93,14 @@ export function hitLine(hit: Hit): string {
 
 function writtenText(verb: string, written: Written): string {
   const fact = written.fact;
+  if (written.already) {
+    return fact ? `Already in memory: ${fact.id} in ${fact.entity}: "${fact.record.fact ?? ""}" (nothing new written).` : "Already done (nothing new written).";
+  }
   const sync = written.synced ? "saved and synced to the vault" : "saved; the vault sync is waiting";
   return fact ? `${verb} ${fact.id} in ${fact.entity}: "${fact.record.fact ?? ""}" (${sync}).` : `${verb} (${sync}).`;
 }
 
-type Run<P extends TSchema> = (params: Static<P>) => Promise<ToolAnswer>;
+type Run<P extends TSchema> = (params: Static<P>, callId: string) => Promise<ToolAnswer>;
 
 function tool<P extends TSchema>(name: string, label: string, description: string, parameters: P, run: Run<P>): AnyAgentTool {
   return {
@@ -105,9 +108,9 @@ function tool<P extends TSchema>(name: string, label: string, description: strin
     label,
     description,
     parameters,
-    async execute(_id: string, params: unknown) {
+    async execute(callId: string, params: unknown) {
       try {
-        return await run(params as Static<P>);
+        return await run(params as Static<P>, callId);
       } catch (error) {
         return failed(error, label.toLowerCase());
       }
@@ -149,8 +152,8 @@ export function memoryTools(client: Client, settings: Settings): AnyAgentTool[] 
       "Store a new fact about an entity (its folder under life/, e.g. areas/people/sarah-chen). One self-contained " +
         `sentence per fact. When a fact replaces one already known, use ${names.supersede} instead.`,
       RememberParams,
-      async (params) => {
-        const written = await client.remember(params, limit);
+      async (params, callId) => {
+        const written = await client.as({ key: callId }).remember(params, limit);
         return answer(writtenText("Remembered", written), { ok: true, ...written });
       },
     ),
@@ -160,11 +163,12 @@ export function memoryTools(client: Client, settings: Settings): AnyAgentTool[] 
       "Mark a fact as no longer true, keeping it as history: give the text of the new fact ('fact') or the id of an " +
         "existing fact that replaces it ('by'), exactly one of the two.",
       SupersedeParams,
-      async (params) => {
+      async (params, callId) => {
         if ((params.fact === undefined) === (params.by === undefined)) {
           return answer("Give exactly one of 'fact' (the new text) or 'by' (an existing fact's id).", { ok: false, kind: "refused" });
         }
-        const written = await client.supersede(params.id, { fact: params.fact, by: params.by }, limit, params.entity);
+        const change = { fact: params.fact, by: params.by };
+        const written = await client.as({ key: callId }).supersede(params.id, change, limit, params.entity);
         return answer(`${params.id} is superseded. ${writtenText("Now current:", written)}`, { ok: true, ...written });
       },
     ),
@@ -174,8 +178,8 @@ export function memoryTools(client: Client, settings: Settings): AnyAgentTool[] 
       "Remove a fact that should never have been kept (wrong or private). A fact that simply changed is superseded " +
         "instead. The vault's history keeps a copy.",
       ForgetParams,
-      async (params) => {
-        const written = await client.forget(params.id, limit, params.entity);
+      async (params, callId) => {
+        const written = await client.as({ key: callId }).forget(params.id, limit, params.entity);
         const text = `Forgot ${params.id}${written.previous ? ` ("${written.previous.record.fact ?? ""}")` : ""}.`;
         return answer(text, { ok: true, ...written });
       },

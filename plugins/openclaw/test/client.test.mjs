@@ -103,6 +103,21 @@ describe("tools", () => {
     assert.ok(clean.details.hits.every((hit) => hit.id !== successor));
   });
 
+  test("a tool call sent again changes memory once: the same call id gets the first answer, a new one 'already'", async () => {
+    const t = tools();
+    const params = { entity: "areas/people/miguel-ortiz", fact: "Miguel Ortiz keeps a sourdough starter at the office" };
+    const first = await t.vaultsync_remember.execute("call-7", params);
+    const again = await t.vaultsync_remember.execute("call-7", params);
+    assert.equal(again.content[0].text, first.content[0].text);
+    assert.match(first.content[0].text, /^Remembered miguel-ortiz-\d+/);
+    const retried = await t.vaultsync_remember.execute("call-8", params);
+    assert.equal(retried.details.already, true);
+    assert.match(retried.content[0].text, new RegExp(`^Already in memory: ${first.details.fact.id} `));
+    const raw = JSON.parse(readFileSync(`${vault.life}/areas/people/miguel-ortiz/items.json`, "utf8"));
+    const held = Array.isArray(raw) ? raw : (raw.facts ?? raw.items);
+    assert.equal(held.filter((f) => f.fact === params.fact).length, 1);
+  });
+
   test("a refused or unreachable call is a result telling the model what to do, not an exception", async () => {
     const t = tools();
     const unknown = await t.vaultsync_forget.execute("1", { id: "no-such-fact" });
