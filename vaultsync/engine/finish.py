@@ -321,7 +321,14 @@ def _commit_agent(
     text = message("memory -> vault", changes, touched)
     if setting.options.commit_subject:
         text = f"{setting.options.commit_subject}\n\n{text}"
-    return _commit(repo, cfg.vault, paths, text, agent, report, checked)
+    return _commit(repo, cfg.vault, paths, signed(text, setting.options.actor), agent, report, checked)
+
+
+def signed(text: str, actor: Actor) -> str:
+    """``text`` ending in the actor's trailers (``Agent: main``, ``Session: ...``), when it gave any: git keeps
+    them with the commit, and ``vaultsync log`` reads them back."""
+    trailers = actor.trailers()
+    return f"{text.rstrip()}\n\n{trailers}" if trailers else text
 
 
 def notes_once(report: Report, store: BaseStore, foreign: Iterable[str]) -> list[str]:
@@ -339,4 +346,4 @@ def commit_files(cfg: Config, paths: Iterable[str], subject: str, actor: Actor, 
     adds or adopts), as ``actor``; a file holding a secret is left out and reported, as in a pass."""
     repo = open_repo(cfg, report)
     if repo is not None:
-        _commit(repo, cfg.vault, set(paths), subject, repo.author(actor, cfg.git), report)
+        _commit(repo, cfg.vault, set(paths), signed(subject, actor), repo.author(actor, cfg.git), report)
