@@ -17,6 +17,7 @@ from vaultsync.config import Config
 from vaultsync.core.changes import message, unchanged_notes
 from vaultsync.core.plan import Plan
 from vaultsync.core.units import World
+from vaultsync.engine.actors import shares
 from vaultsync.engine.apply import ApplyOutcome, apply_plan
 from vaultsync.engine.prepare import PassContext
 from vaultsync.engine.quick import SnapshotUpdate, record
@@ -25,8 +26,8 @@ from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import Author, GitFailed, NotARepository
 from vaultsync.git.secrets import scan_bytes
 from vaultsync.keys import scope_of
-from vaultsync.model import PERSON, Actor, Problem, Report, Severity, SideChange
-from vaultsync.state import snapshot
+from vaultsync.model import AGENT, PERSON, Actor, Problem, Report, Severity, SideChange
+from vaultsync.state import actors, snapshot
 from vaultsync.state.base import BaseEntry, BaseStore, UnitRow
 from vaultsync.state.files import StateFiles
 from vaultsync.state.stat_walk import MemoryWalk
@@ -138,6 +139,8 @@ def finish(setting: PassContext, repo: VaultRepo, report: Report, decided: Decid
     if base.compact:
         store.compact()
     files.all_committed()
+    if end.recording is not None and settled(report) and not report.scoped:
+        actors.settle(files, actors.pending(files))  # a whole pass carried every change: no actor waits
     report.open_conflicts = end.opened
     if end.recording is not None and settled(report):
         r = end.recording
@@ -315,13 +318,23 @@ def _commit_agent(
     touched: list[str],
     checked: Collection[str] = (),
 ) -> bool:
-    """Commit the vault notes the pass wrote as the agent; False when git refused."""
-    cfg = setting.cfg
-    agent = repo.author(setting.options.actor, cfg.git)
-    text = message("memory -> vault", changes, touched)
-    if setting.options.commit_subject:
-        text = f"{setting.options.commit_subject}\n\n{text}"
-    return _commit(repo, cfg.vault, paths, signed(text, setting.options.actor), agent, report, checked)
+    """Commit the vault notes the pass wrote, each as the actor who made the change it carries (the agent's and
+    the person's first, ``engine/actors.py``), then forget the recorded actors of what was carried; False when
+    git refused (the record stays, for the pass that commits them)."""
+    cfg, options, files, layout = setting.cfg, setting.options, setting.files, setting.layout
+    recorded = actors.pending(files)
+    default = AGENT if options.claimed else options.actor
+    for share in shares(layout, recorded, default, paths, changes, touched):
+        text = message("memory -> vault", share.changes, share.touched)
+        if options.commit_subject and share.actor == options.actor:
+            text = f"{options.commit_subject}\n\n{text}"
+        author = repo.author(share.actor, cfg.git)
+        if not _commit(repo, cfg.vault, share.paths, signed(text, share.actor), author, report, checked):
+            return False
+    carried = {c.scope for c in changes} | set(touched)
+    carried |= {scope_of(owner) for path in paths if (owner := layout.owner_of_note(path))}
+    actors.settle(files, [owner for owner in recorded if scope_of(owner) in carried])
+    return True
 
 
 def signed(text: str, actor: Actor) -> str:

@@ -27,9 +27,10 @@ from dataclasses import dataclass, field, replace
 from vaultsync.config import Config
 from vaultsync.engine.run import missing_roots, run_pass
 from vaultsync.errors import LockHeld, Stopped, VaultsyncError
+from vaultsync.keys import owner_of_walk_key
 from vaultsync.model import AGENT, Actor, ExitCode, Report
 from vaultsync.options import PassOptions
-from vaultsync.state import runs
+from vaultsync.state import actors, runs
 from vaultsync.state.files import StateFiles
 from vaultsync.system.disk import writable
 from vaultsync.system.lock import run_lock
@@ -125,6 +126,8 @@ def _locked(cfg: Config, change: WriteRequest, options: PassOptions, report: Rep
         if remote is not None:
             options = replace(options, conflicts=tuple(remote.found.conflicts))
         applied = change.apply() if change.apply is not None else None
+        if applied is not None and applied.wrote and change.run_pass and not options.dry_run:
+            options = _claim(cfg, applied, options)
         if applied is not None and applied.commit and not options.dry_run:
             from vaultsync.engine.finish import commit_files  # git and the secret guard: only when there are files
 
@@ -144,6 +147,16 @@ def _locked(cfg: Config, change: WriteRequest, options: PassOptions, report: Rep
     if remote is not None:
         remote.after(report)
     return report, passed
+
+
+def _claim(cfg: Config, applied: OwnWrites, options: PassOptions) -> PassOptions:
+    """Record who made the memory changes the use case names, before the pass that carries them: a pass that
+    cannot commit them (git busy, a detached HEAD, a kill) leaves them to a later one, which commits them as
+    this actor (``state/actors.py``); every other change the pass finds stays the agent's."""
+    if applied.named is None or options.actor == AGENT:
+        return options
+    actors.claim(StateFiles(cfg.state_dir), {owner_of_walk_key(key) for key in applied.named}, options.actor)
+    return replace(options, claimed=True)
 
 
 def _remote_round(cfg: Config, options: PassOptions):  # type: ignore[no-untyped-def]

@@ -1,0 +1,58 @@
+"""Who made the memory changes still waiting for their commit: ``<vault>/.vaultsync/actors.json``.
+
+A change made through the write path for someone other than the agent (an API client, the person's review fix)
+is committed by the pass that follows it, as that actor. When that pass cannot commit (git's ``index.lock`` left
+behind, a detached HEAD, a kill), a later pass commits the change, and without this record it would name the
+agent. So the write path records, before the pass, the actor of each unit it changed (``keys.owner_of``: an
+entity, or a mirrored file); whichever pass commits that unit's notes commits them as the recorded actor and
+then drops the record. A unit no record names is the agent's: its own edits between passes.
+
+Only passes and writes under the run lock read or write it. An unreadable record counts as empty: the changes
+are then committed as the agent's, which loses no text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+
+from vaultsync.model import Actor
+from vaultsync.state.files import StateFiles
+from vaultsync.system.fs import atomic_write
+
+
+def pending(files: StateFiles) -> dict[str, Actor]:
+    """Unit (``keys.owner_of``) -> the actor whose change to it waits for a commit."""
+    try:
+        data = json.loads(files.actors.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    found = {owner: Actor.from_json(actor) for owner, actor in data.items()}
+    return {owner: actor for owner, actor in found.items() if actor is not None}
+
+
+def claim(files: StateFiles, owners: Iterable[str], actor: Actor) -> None:
+    """Record ``actor`` as the maker of the changes to ``owners``, before any pass carries them."""
+    wanted = set(owners)
+    known = pending(files)
+    if wanted and any(known.get(owner) != actor for owner in wanted):
+        _save(files, known | dict.fromkeys(wanted, actor))
+
+
+def settle(files: StateFiles, owners: Iterable[str]) -> None:
+    """Forget the actors of ``owners``: their changes are committed."""
+    known = pending(files)
+    left = {owner: actor for owner, actor in known.items() if owner not in set(owners)}
+    if len(left) != len(known):
+        _save(files, left)
+
+
+def _save(files: StateFiles, actors: Mapping[str, Actor]) -> None:
+    target = files.actors
+    if not actors:
+        target.unlink(missing_ok=True)
+        return
+    body = {owner: actors[owner].to_json() for owner in sorted(actors)}
+    atomic_write(target, json.dumps(body, ensure_ascii=False, indent=1).encode("utf-8"))
