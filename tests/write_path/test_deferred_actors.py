@@ -20,6 +20,7 @@ from helpers.twoway import AGENT_NAME, MIGUEL, MIGUEL_DIR, SARAH, SARAH_DIR, Env
 
 from vaultsync.app import memory
 from vaultsync.app.capture import append_daily
+from vaultsync.app.edits import edit_facts
 from vaultsync.model import client
 from vaultsync.server.http import create_app
 from vaultsync.state.files import StateFiles
@@ -144,3 +145,39 @@ def test_two_deferred_writes_of_two_agents_and_the_agents_own_edit_get_three_com
     by_agent = {_trailers(env, sha): paths for sha, (_, _, paths) in zip(shas, commits, strict=True)}
     assert all(p.startswith(f"{SARAH_DIR}/") for p in by_agent["Agent: main\nSession: s-1"])
     assert all(p.startswith(f"{MIGUEL_DIR}/") for p in by_agent["Agent: work\nSession: s-2"])
+
+
+@pytest.mark.usefixtures("short_lock_wait")
+def test_a_persons_review_fix_git_could_not_commit_is_committed_later_as_the_person(env: Env) -> None:
+    start = env.head()
+    env.agent_edit(SARAH, lambda facts: facts[0].update(category="hobby"))  # the agent's, between passes
+    first = env.facts(SARAH)[0]["id"]
+    assert first != "sarah-chen-004"
+    lock = _stale_lock(env)
+
+    done = edit_facts(env.cfg, {SARAH: {"sarah-chen-004": {"category": "career"}}}, "review: a fix")
+
+    assert done.written and done.sync is not None and done.sync.commits == []
+    lock.unlink()
+    env.sync()
+    commits = _commits(env, start)
+    assert [author for author, _, _ in commits] == [AGENT_NAME, "vault person"], commits
+    assert "people/sarah-chen" in commits[1][1]
+    assert commits[1][2] == {f"{SARAH_DIR}/facts/sarah-chen-004.md"}
+    assert f"{SARAH_DIR}/facts/{first}.md" in commits[0][2]
+
+
+def test_the_agents_edit_of_another_fact_of_the_same_entity_stays_the_agents(env: Env) -> None:
+    start = env.head()
+    env.agent_edit(SARAH, lambda facts: facts[0].update(category="hobby"))
+    first = env.facts(SARAH)[0]["id"]
+
+    made = _api(env).post("/facts", json={"entity": SARAH, "fact": "Sarah Chen swims on Fridays"}, headers=WRITER)
+
+    assert made.status_code == 201, made.text
+    commits = _commits(env, start)
+    assert [author for author, _, _ in commits] == [AGENT_NAME, API], commits
+    assert f"{SARAH_DIR}/facts/{first}.md" in commits[0][2]
+    assert f"{SARAH_DIR}/facts/{first}.md" not in commits[1][2]
+    assert f"{SARAH_DIR}/facts/{made.json()['fact']['id']}.md" in commits[1][2]
+    assert _trailers(env, "HEAD") == "Agent: main\nSession: s-42"

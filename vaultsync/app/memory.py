@@ -45,6 +45,7 @@ from vaultsync.app.facts import (
 )
 from vaultsync.config import Config
 from vaultsync.errors import FileChanged, InConflict, Invalid, NotFound, Stale, Stopped
+from vaultsync.keys import entity_key, fact_key
 from vaultsync.memory.items import ItemsDoc
 from vaultsync.memory.items_edit import (
     AppendEntry,
@@ -115,12 +116,12 @@ def remember(
     extra = _fields(fields or {}, "fields")
     made: dict[str, str] = {}
 
-    def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, str]:
+    def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, tuple[str, ...]]:
         if raw is None and not is_entity(cfg, rel) and not create:
             raise NotFound(f"no entity {rel}; pass create to make it")
         record = new_records(cfg, rel, doc, [(text, extra, today)])[0]
         made["id"] = record["id"]
-        return _apply(doc, [AppendEntry(record)], record), record["id"]
+        return _apply(doc, [AppendEntry(record)], record), (record["id"],)
 
     report = _write(cfg, rel, plan, "remember", wait, actor, create=create)
     return Written(_current(cfg, rel, made["id"]), report)
@@ -153,7 +154,7 @@ def supersede(
     _settled(cfg, previous, actor)
     successor: dict[str, str] = {}
 
-    def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, str]:
+    def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, tuple[str, ...]]:
         index, _record = _still_there(cfg, rel, doc, fact_id, if_match)
         edits: list[Edit] = []
         if by is not None:
@@ -168,7 +169,7 @@ def supersede(
             edits.append(AppendEntry(new))
         key = _superseded_key(doc)
         edits.insert(0, SetFields(index, {"status": "superseded", key: successor["id"]}))
-        return _apply(doc, edits, None), fact_id
+        return _apply(doc, edits, None), (fact_id, successor["id"])
 
     report = _write(cfg, rel, plan, "supersede", wait, actor)
     return Written(_current(cfg, rel, successor["id"]), report, _current(cfg, rel, fact_id) or previous)
@@ -190,12 +191,12 @@ def forget(
     _settled(cfg, previous, actor)
     stamp = time.strftime("%Y%m%d-%H%M%S")
 
-    def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, str]:
+    def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, tuple[str, ...]]:
         index, record = _still_there(cfg, rel, doc, fact_id, if_match)
         keep = StateFiles(cfg.state_dir).trash(stamp) / "forgotten" / rel / f"{fact_id}.json"
         keep.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(keep, (json.dumps(record, ensure_ascii=False, indent=2) + "\n").encode())
-        return _apply(doc, [DeleteEntry(index)], None), fact_id
+        return _apply(doc, [DeleteEntry(index)], None), (fact_id,)
 
     report = _write(cfg, rel, plan, "forget", wait, actor)
     return Written(None, report, previous)
@@ -219,7 +220,7 @@ def patch(
     rel, _, record = locate(cfg, fact_id, entity)
     _settled(cfg, view(cfg, rel, record), actor)
 
-    def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, str]:
+    def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, tuple[str, ...]]:
         index, record = _still_there(cfg, rel, doc, fact_id, if_match)
         held = [r for _, r in records(doc)]
         named = {own_spelling(k, record, held): v for k, v in changes.items()}
@@ -227,7 +228,7 @@ def patch(
         gone = tuple(k for k, v in named.items() if v is None and k in record)
         edits: list[Edit] = [SetFields(index, values)] if values else []
         edits += [RemoveFields(index, gone)] if gone else []
-        return _apply(doc, edits, None), fact_id
+        return _apply(doc, edits, None), (fact_id,)
 
     report = _write(cfg, rel, plan, "patch", wait, actor)
     return Written(_current(cfg, rel, fact_id), report)
@@ -249,7 +250,7 @@ def _settled(cfg: Config, fact: FactView, actor: Actor) -> None:
 
 
 # -- under the lock ----------------------------------------------------------------------------------------
-Plan = Callable[[bytes | None, ItemsDoc | None], tuple[bytes, str]]
+Plan = Callable[[bytes | None, ItemsDoc | None], tuple[bytes, tuple[str, ...]]]  # the new bytes, the fact ids changed
 
 
 def _write(cfg: Config, rel: str, plan: Plan, kind: str, wait: float, actor: Actor, create: bool = False) -> Report:
@@ -259,7 +260,7 @@ def _write(cfg: Config, rel: str, plan: Plan, kind: str, wait: float, actor: Act
     def apply() -> OwnWrites:
         for _ in range(_TRIES):
             raw, doc = read_items(cfg, rel)
-            data, _ = plan(raw, doc)
+            data, ids = plan(raw, doc)
             if create:
                 path.parent.mkdir(parents=True, exist_ok=True)
             try:
@@ -269,8 +270,10 @@ def _write(cfg: Config, rel: str, plan: Plan, kind: str, wait: float, actor: Act
                 continue  # the agent wrote the file meanwhile: plan again on what it wrote
         else:
             raise FileChanged(f"{path}: rewritten by another program {_TRIES} times while a write was planned")
-        # The one file written is named, so the pass stats it instead of walking the whole memory tree.
-        return OwnWrites(True, frozenset({f"life/{rel}/{ITEMS}"}))
+        # The one file written is named, so the pass stats it instead of walking the whole memory tree; the facts
+        # changed are the actor's, whichever pass commits them (a new items.json: the entity too).
+        units = {fact_key(rel, fact_id) for fact_id in ids} | ({entity_key(rel)} if raw is None else set())
+        return OwnWrites(True, frozenset({f"life/{rel}/{ITEMS}"}), units=frozenset(units))
 
     return write(cfg, WriteRequest(kind, actor, apply=apply, wait=wait, recall=False))
 

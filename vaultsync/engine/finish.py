@@ -17,7 +17,7 @@ from vaultsync.config import Config
 from vaultsync.core.changes import message, unchanged_notes
 from vaultsync.core.plan import Plan
 from vaultsync.core.units import World
-from vaultsync.engine.actors import shares
+from vaultsync.engine.actors import Keyed, carried, shares
 from vaultsync.engine.apply import ApplyOutcome, apply_plan
 from vaultsync.engine.prepare import PassContext
 from vaultsync.engine.quick import SnapshotUpdate, record
@@ -78,7 +78,7 @@ class Closing:
     paths, changes and scopes touched, the notes git's index holds as checked for secrets, the conflict copies
     left open, and the snapshot (None: a write failed or the pass ended early)."""
 
-    agent: tuple[set[str], list[SideChange], list[str]]
+    agent: tuple[set[str], Keyed, list[str]]
     base: BaseSave
     opened: list[str]
     recording: Recording | None
@@ -314,7 +314,7 @@ def _commit_agent(
     repo: VaultRepo,
     report: Report,
     paths: set[str],
-    changes: list[SideChange],
+    changes: Keyed,
     touched: list[str],
     checked: Collection[str] = (),
 ) -> bool:
@@ -331,9 +331,7 @@ def _commit_agent(
         author = repo.author(share.actor, cfg.git)
         if not _commit(repo, cfg.vault, share.paths, signed(text, share.actor), author, report, checked):
             return False
-    carried = {c.scope for c in changes} | set(touched)
-    carried |= {scope_of(owner) for path in paths if (owner := layout.owner_of_note(path))}
-    actors.settle(files, [owner for owner in recorded if scope_of(owner) in carried])
+    actors.settle(files, carried(layout, recorded, paths, changes))
     return True
 
 

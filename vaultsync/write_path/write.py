@@ -57,6 +57,10 @@ class OwnWrites:
     commit: tuple[str, ...] = ()
     subject: str = ""  # also the subject of the pass's commit, when the use case knows it only once it wrote
     deleting: frozenset[str] = frozenset()  # unit keys it deleted on purpose (``PassOptions.deleting``)
+    # The units it changed (``keys``: a fact, an entity), when it knows them: their maker is recorded by unit, so
+    # the agent's edits to other facts of the same entity stay the agent's. Else the files ``named`` stand for
+    # their entities or themselves.
+    units: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -153,9 +157,12 @@ def _claim(cfg: Config, applied: OwnWrites, options: PassOptions) -> PassOptions
     """Record who made the memory changes the use case names, before the pass that carries them: a pass that
     cannot commit them (git busy, a detached HEAD, a kill) leaves them to a later one, which commits them as
     this actor (``state/actors.py``); every other change the pass finds stays the agent's."""
-    if applied.named is None or options.actor == AGENT:
+    units = applied.units
+    if units is None and applied.named is not None:
+        units = frozenset(owner_of_walk_key(key) for key in applied.named)
+    if units is None or options.actor == AGENT:
         return options
-    actors.claim(StateFiles(cfg.state_dir), {owner_of_walk_key(key) for key in applied.named}, options.actor)
+    actors.claim(StateFiles(cfg.state_dir), units, options.actor)
     return replace(options, claimed=True)
 
 
