@@ -162,7 +162,7 @@ def test_a_persons_review_fix_git_could_not_commit_is_committed_later_as_the_per
     env.sync()
     commits = _commits(env, start)
     assert [author for author, _, _ in commits] == [AGENT_NAME, "vault person"], commits
-    assert "people/sarah-chen" in commits[1][1]
+    assert commits[1][1].startswith("review: a fix"), commits[1][1]
     assert commits[1][2] == {f"{SARAH_DIR}/facts/sarah-chen-004.md"}
     assert f"{SARAH_DIR}/facts/{first}.md" in commits[0][2]
 

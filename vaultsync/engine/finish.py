@@ -324,10 +324,12 @@ def _commit_agent(
     cfg, options, files, layout = setting.cfg, setting.options, setting.files, setting.layout
     recorded = actors.pending(files)
     default = AGENT if options.claimed else options.actor
+    said = actors.subjects(files) if recorded else {}
     for share in shares(layout, recorded, default, paths, changes, touched):
         text = message("memory -> vault", share.changes, share.touched)
-        if options.commit_subject and share.actor == options.actor:
-            text = f"{options.commit_subject}\n\n{text}"
+        subject = options.commit_subject if share.actor == options.actor else said.get(share.actor, "")
+        if subject:
+            text = f"{subject}\n\n{text}"
         author = repo.author(share.actor, cfg.git)
         if not _commit(repo, cfg.vault, share.paths, signed(text, share.actor), author, report, checked):
             return False

@@ -33,12 +33,32 @@ def pending(files: StateFiles) -> dict[str, Actor]:
     return {owner: actor for owner, actor in found.items() if actor is not None}
 
 
-def claim(files: StateFiles, owners: Iterable[str], actor: Actor) -> None:
-    """Record ``actor`` as the maker of the changes to ``owners``, before any pass carries them."""
+def subjects(files: StateFiles) -> dict[Actor, str]:
+    """The commit subject each recorded actor's write gave (a review fix's), for the commit a later pass makes."""
+    try:
+        data = json.loads(files.actors.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    found: dict[Actor, str] = {}
+    for entry in data.values() if isinstance(data, dict) else ():
+        actor = Actor.from_json(entry)
+        subject = entry.get("subject") if isinstance(entry, dict) else None
+        if actor is not None and isinstance(subject, str) and subject:
+            found[actor] = subject
+    return found
+
+
+def claim(files: StateFiles, owners: Iterable[str], actor: Actor, subject: str = "") -> None:
+    """Record ``actor`` (and the subject its commit takes, if any) as the maker of the changes to ``owners``,
+    before any pass carries them."""
     wanted = set(owners)
+    if not wanted:
+        return
     known = pending(files)
-    if wanted and any(known.get(owner) != actor for owner in wanted):
-        _save(files, known | dict.fromkeys(wanted, actor))
+    said = subjects(files)
+    if subject:
+        said[actor] = subject
+    _save(files, known | dict.fromkeys(wanted, actor), said)
 
 
 def settle(files: StateFiles, owners: Iterable[str]) -> None:
@@ -46,13 +66,16 @@ def settle(files: StateFiles, owners: Iterable[str]) -> None:
     known = pending(files)
     left = {owner: actor for owner, actor in known.items() if owner not in set(owners)}
     if len(left) != len(known):
-        _save(files, left)
+        _save(files, left, subjects(files))
 
 
-def _save(files: StateFiles, actors: Mapping[str, Actor]) -> None:
+def _save(files: StateFiles, actors: Mapping[str, Actor], said: Mapping[Actor, str]) -> None:
     target = files.actors
     if not actors:
         target.unlink(missing_ok=True)
         return
-    body = {owner: actors[owner].to_json() for owner in sorted(actors)}
+    body: dict[str, dict[str, str]] = {}
+    for owner in sorted(actors):
+        actor = actors[owner]
+        body[owner] = actor.to_json() | ({"subject": said[actor]} if said.get(actor) else {})
     atomic_write(target, json.dumps(body, ensure_ascii=False, indent=1).encode("utf-8"))

@@ -162,7 +162,7 @@ def _claim(cfg: Config, applied: OwnWrites, options: PassOptions) -> PassOptions
         units = frozenset(owner_of_walk_key(key) for key in applied.named)
     if units is None or options.actor == AGENT:
         return options
-    actors.claim(StateFiles(cfg.state_dir), units, options.actor)
+    actors.claim(StateFiles(cfg.state_dir), units, options.actor, options.commit_subject or applied.subject)
     return replace(options, claimed=True)
 
 
