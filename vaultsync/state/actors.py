@@ -3,18 +3,21 @@
 A change made through the write path for someone other than the agent (an API client, the person's review fix)
 is committed by the pass that follows it, as that actor. When that pass cannot commit (git's ``index.lock`` left
 behind, a detached HEAD, a kill), a later pass commits the change, and without this record it would name the
-agent. So the write path records, before the pass, the actor of each unit it changed (``keys.owner_of``: an
-entity, or a mirrored file); whichever pass commits that unit's notes commits them as the recorded actor and
-then drops the record. A unit no record names is the agent's: its own edits between passes.
+agent. So the write path records, before the pass, the actor of each unit it changed (a fact when the write
+knows which, else its entity, ``keys.owner_of``, or a mirrored file) and the subject its commit takes; whichever
+pass commits that unit's notes commits them as the recorded actor and then drops the record. A unit no record
+names is the agent's: its own edits between passes.
 
-Only passes and writes under the run lock read or write it. An unreadable record counts as empty: the changes
-are then committed as the agent's, which loses no text.
+Only passes and writes under the run lock read or write it. An unreadable record counts as empty, and one that
+cannot be written (a full disk) is let go: the changes are then committed as the agent's, which loses no text,
+where failing the write or the pass over it would leave a person unsure what was saved.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from contextlib import suppress
 
 from vaultsync.model import Actor
 from vaultsync.state.files import StateFiles
@@ -22,7 +25,7 @@ from vaultsync.system.fs import atomic_write
 
 
 def pending(files: StateFiles) -> dict[str, Actor]:
-    """Unit (``keys.owner_of``) -> the actor whose change to it waits for a commit."""
+    """Unit key (a fact, an entity, a file) -> the actor whose change to it waits for a commit."""
     try:
         data = json.loads(files.actors.read_bytes())
     except (OSError, ValueError):
@@ -72,10 +75,12 @@ def settle(files: StateFiles, owners: Iterable[str]) -> None:
 def _save(files: StateFiles, actors: Mapping[str, Actor], said: Mapping[Actor, str]) -> None:
     target = files.actors
     if not actors:
-        target.unlink(missing_ok=True)
+        with suppress(OSError):
+            target.unlink(missing_ok=True)
         return
     body: dict[str, dict[str, str]] = {}
     for owner in sorted(actors):
         actor = actors[owner]
         body[owner] = actor.to_json() | ({"subject": said[actor]} if said.get(actor) else {})
-    atomic_write(target, json.dumps(body, ensure_ascii=False, indent=1).encode("utf-8"))
+    with suppress(OSError):
+        atomic_write(target, json.dumps(body, ensure_ascii=False, indent=1).encode("utf-8"))
