@@ -43,6 +43,9 @@ def shares(
     default's, with every path, change and touched scope, when no record names any of its units (the common
     pass)."""
 
+    if not recorded:  # the common pass: every note is the default's, and no note is looked at (a first import's 50k)
+        return [Share(default, set(paths), [c for _, c in changes], list(touched))]
+
     def maker(key: str) -> Actor | None:
         return recorded.get(key) or recorded.get(owner_of(key)) if key else None
 
@@ -82,6 +85,8 @@ def shares(
 
 def carried(layout: VaultLayout, recorded: Collection[str], paths: Collection[str], changes: Keyed) -> list[str]:
     """The recorded units a pass committed: those whose notes it committed or whose changes it carried."""
+    if not recorded:
+        return []
     done = {key for key, _ in changes} | {key for path in paths if (key := layout.unit_of_note(path))}
     done |= {owner_of(key) for key in done if key}
     return [unit for unit in recorded if unit in done]
