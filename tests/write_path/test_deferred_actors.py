@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -181,3 +182,33 @@ def test_the_agents_edit_of_another_fact_of_the_same_entity_stays_the_agents(env
     assert f"{SARAH_DIR}/facts/{first}.md" not in commits[1][2]
     assert f"{SARAH_DIR}/facts/{made.json()['fact']['id']}.md" in commits[1][2]
     assert _trailers(env, "HEAD") == "Agent: main\nSession: s-42"
+
+
+def test_the_agents_own_lines_in_todays_note_are_its_commit_before_a_captured_turn(env: Env) -> None:
+    start = env.head()
+    daily = env.mem_file("memory/2026-12-01.md")
+    daily.write_text(daily.read_text(encoding="utf-8") + "\n- the agent's own line\n", encoding="utf-8")
+    ours = daily.read_bytes()
+
+    captured = append_daily(
+        env.cfg,
+        "Planned the offsite",
+        source="openclaw",
+        actor=client("openclaw", "main"),
+        now=datetime(2026, 12, 1, 10, 5),
+    )
+
+    commits = [(sha, *env.commit_info(sha)) for sha in env.commits_since(start)]
+    assert [author for _, author, _, _ in commits] == [AGENT_NAME, API], commits
+    note = "Daily/2026-12-01.md"
+    assert env.git("show", f"{commits[0][0]}:{note}").encode() == ours, "the agent's commit is not its own text"
+    after = env.git("show", f"{commits[1][0]}:{note}")
+    assert after.endswith("Planned the offsite\n") and captured.report.commits == [c[0] for c in commits]
+
+
+def test_a_captured_turn_with_nothing_pending_is_one_commit(env: Env) -> None:
+    start = env.head()
+    append_daily(
+        env.cfg, "Planned the offsite", source="openclaw", actor=client("openclaw"), now=datetime(2026, 12, 1, 10, 5)
+    )
+    assert [env.commit_info(sha)[0] for sha in env.commits_since(start)] == [API]
