@@ -109,3 +109,21 @@ def scope_of(key: str) -> str:
     if mem_path.startswith("workspace/") and mem_path.count("/") == 1:
         return name
     return mem_path
+
+
+ENTITY_FILES = ("items.json", "summary.md")  # the memory files of an entity folder
+
+
+def owner_of(key: str) -> str:
+    """The unit a change is made on, as one actor makes it: the entity for an entity or any of its facts (its
+    ``items.json``, ``summary.md`` and notes change together), the file itself for a mirrored file."""
+    return entity_key(rel_of(key)) if kind_of(key) in (FACT, ENTITY) else key
+
+
+def owner_of_walk_key(walk_key: str) -> str:
+    """``owner_of`` for a memory file named as a walk names it (``life/areas/people/sarah/items.json``,
+    ``workspace/memory/2026-01-27.md``)."""
+    folder, _, name = walk_key.rpartition("/")
+    if walk_key.startswith("life/") and name in ENTITY_FILES and folder.count("/") >= 2:
+        return entity_key(folder.removeprefix("life/"))
+    return file_key(walk_key)

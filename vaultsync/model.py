@@ -44,24 +44,51 @@ class Severity(StrEnum):
 class Actor:
     """Who a change is made for, so git can say who acted: the agent (its own memory files), the person (vault
     edits, review ticks, inbox decisions, resolved conflicts) or a program writing through the API, by the name
-    it gives (``client``: ``openclaw``, an MCP client's own name)."""
+    it gives (``client``: ``openclaw``, an MCP client's own name). A program may also say which of its agents
+    and which conversation wrote (``agent``, ``session``): several agents sharing one vaultsync are told apart
+    in the commits' trailers (``Agent: main``, ``Session: ...``)."""
 
     kind: str  # "agent", "person" or "client"
     client: str = ""
+    agent: str = ""
+    session: str = ""
 
     def label(self) -> str:
         return f"api ({self.client})" if self.kind == "client" else self.kind
 
+    def trailers(self) -> str:
+        """The git trailers a commit made for this actor ends with ("" for none), ``Agent`` then ``Session``."""
+        given = (("Agent", self.agent), ("Session", self.session))
+        return "\n".join(f"{key}: {value}" for key, value in given if value)
+
+    def to_json(self) -> dict[str, str]:
+        return {"kind": self.kind, "client": self.client, "agent": self.agent, "session": self.session}
+
+    @classmethod
+    def from_json(cls, data: object) -> Actor | None:
+        """The actor ``to_json`` gave; None for anything else (a record written by hand, another version)."""
+        if not isinstance(data, dict) or data.get("kind") not in ("agent", "person", "client"):
+            return None
+        fields = [data.get(k, "") for k in ("client", "agent", "session")]
+        return cls(data["kind"], *fields) if all(isinstance(f, str) for f in fields) else None
+
 
 AGENT = Actor("agent")
 PERSON = Actor("person")
+AGENT_ID_MAX = 64  # characters kept of the agent id a program gives
+SESSION_MAX = 200  # characters kept of its session key
 
 
-def client(name: str | None) -> Actor:
+def client(name: str | None, agent: str | None = None, session: str | None = None) -> Actor:
     """The actor for a program writing through the HTTP API or MCP; a name it does not give reads ``unnamed``.
-    The name is cut to what a commit author line can hold (printable, no angle brackets, 40 characters)."""
+    The name is cut to what a commit author line can hold (printable, no angle brackets, 40 characters); the
+    agent id and session key, to one printable line each (64 and 200 characters), as trailers hold them."""
     clean = "".join(c for c in (name or "") if c.isprintable() and c not in "<>\n").strip()[:40]
-    return Actor("client", clean or "unnamed")
+    return Actor("client", clean or "unnamed", _line(agent, AGENT_ID_MAX), _line(session, SESSION_MAX))
+
+
+def _line(value: str | None, most: int) -> str:
+    return " ".join("".join(c if c.isprintable() else " " for c in (value or "")).split())[:most].strip()
 
 
 @dataclass(frozen=True)

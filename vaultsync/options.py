@@ -33,6 +33,9 @@ class PassOptions:
     # Who the memory side's commit is made for: the agent, the person (a review fix, an inbox decision) or an
     # API client by name. The person's own vault edits are always committed as the person.
     actor: Actor = AGENT
+    # True when the write path recorded ``actor`` as the maker of the memory files the use case changed
+    # (``state/actors.py``): every other change the pass carries is then the agent's, not the actor's.
+    claimed: bool = False
     # Unit keys a use case changed on purpose before the pass (the janitor's archived daily notes and the
     # MEMORY.md it cut): the shrink guard never holds them, while every other guard (a missing folder, an
     # emptied side) stands.

@@ -64,7 +64,7 @@ def test_changelog_and_json(env: Env, capsys: pytest.CaptureFixture[str]) -> Non
     assert cli.main(["log", "--json", "--config", str(env.config_path)]) == 0
     doc = json.loads(capsys.readouterr().out)
     first = doc["changes"][0]
-    assert set(first) == {"when", "who", "side", "what", "commit", "paths"}
+    assert set(first) == {"when", "who", "side", "what", "commit", "paths", "agent", "session"}
     assert first["side"] == "person" and first["what"].startswith("vault -> memory: people/sarah-chen")
     assert cli.main(["log", "sarah-chen-002", "--json", "--config", str(env.config_path)]) == 0
     whats = [c["what"] for c in json.loads(capsys.readouterr().out)["changes"]]

@@ -81,7 +81,9 @@ def append_daily(
             raise FileChanged(f"{path}: rewritten by another program {_TRIES} times while appending")
         return OwnWrites(True, frozenset({f"workspace/{rel}"}))  # the pass stats the one file, not the memory
 
-    report = write(cfg, WriteRequest("capture", actor, apply=apply, wait=wait, recall=False))
+    key = f"workspace/{rel}"  # the agent's own lines already there are its commit, not the program's
+    change = WriteRequest("capture", actor, apply=apply, wait=wait, recall=False, settle_first=frozenset({key}))
+    report = write(cfg, change)
     return Captured(rel, heading, report)
 
 

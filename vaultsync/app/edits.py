@@ -20,6 +20,7 @@ from vaultsync.app.fact_fields import new_records
 from vaultsync.app.facts import check_entity, entity_dir
 from vaultsync.config import Config
 from vaultsync.errors import FileChanged, Invalid, MemoryEditError, NotFound, Stopped
+from vaultsync.keys import fact_key
 from vaultsync.memory.items import ItemsError, parse_items
 from vaultsync.memory.items_edit import AppendEntry, Edit, SetFields, apply_edits, new_items_file
 from vaultsync.model import AGENT, PERSON, Actor, Report
@@ -48,7 +49,8 @@ def edit_facts(
 ) -> MemoryWrite:
     """Set fields of facts, by entity (folder under life/) and fact id, in one locked write, then a pass; the
     person's decision (a ticked review fix), so committed as the person."""
-    return _write(cfg, lambda _: _fact_edits(cfg, edits), subject, today, dry_run, actor=PERSON)
+    facts = frozenset(fact_key(rel.strip("/"), fact_id) for rel, fields in edits.items() for fact_id in fields)
+    return _write(cfg, lambda _: _fact_edits(cfg, edits), subject, today, dry_run, actor=PERSON, units=facts)
 
 
 NewFact = tuple[str, Mapping[str, Any], date | None]  # the text, its other fields, the day it was said
@@ -90,6 +92,7 @@ def _write(
     dry_run: bool,
     record: tuple[Path, bytes | None, bytes] | None = None,
     actor: Actor = AGENT,
+    units: frozenset[str] | None = None,
 ) -> MemoryWrite:
     result = MemoryWrite()
     if dry_run:  # a look writes nothing, so it needs neither the lock nor the remote
@@ -111,7 +114,9 @@ def _write(
         if record is not None:  # after the facts: a run killed in between hands the same text in again
             record[0].parent.mkdir(parents=True, exist_ok=True)
             atomic_write(record[0], record[2], record[1])
-        return OwnWrites(bool(result.written))
+        # The files written are named: the pass stats those, and a person's fix carried by a later pass (git
+        # busy now) is still committed as theirs (``state/actors.py``).
+        return OwnWrites(bool(result.written), _walk_keys(cfg, result.written), units=units)
 
     try:
         report = write(cfg, WriteRequest("edit", actor, PassOptions(today=today, commit_subject=subject), apply))
@@ -119,6 +124,20 @@ def _write(
         raise MemoryEditError(f"{exc}; nothing written") from None
     result.sync = report if result.written else None
     return result
+
+
+def _walk_keys(cfg: Config, written: list[str]) -> frozenset[str] | None:
+    """The memory files written as a walk names them (``life/areas/people/sarah/items.json``); None when one
+    lies outside both memory roots, for the pass then walks the whole memory."""
+    keys = set()
+    for path in map(Path, written):
+        root = next(
+            ((n, r) for n, r in (("life", cfg.life), ("workspace", cfg.workspace)) if path.is_relative_to(r)), None
+        )
+        if root is None:
+            return None
+        keys.add(f"{root[0]}/{path.relative_to(root[1]).as_posix()}")
+    return frozenset(keys)
 
 
 def _entity(cfg: Config, rel: str) -> Path:

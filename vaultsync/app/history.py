@@ -36,6 +36,8 @@ class HistoryChange:
     what: str
     commit: str
     paths: list[str] = field(default_factory=list)
+    agent: str = ""  # which of a program's agents made it (the commit's ``Agent`` trailer), "" when none said
+    session: str = ""  # the conversation it came from (the ``Session`` trailer)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -45,6 +47,8 @@ class HistoryChange:
             "what": self.what,
             "commit": self.commit,
             "paths": self.paths,
+            "agent": self.agent or None,
+            "session": self.session or None,
         }
 
 
@@ -187,7 +191,7 @@ def _check(value: str | None, field: str) -> None:
 def _change(cfg: Config, commit: Commit, what: str, paths: list[str]) -> HistoryChange:
     # An API or MCP client acts for the agent: its side is the agent's, its name (``who``) says which program.
     side = "agent" if commit.author == cfg.git.agent_name or commit.author.startswith(CLIENT_PREFIX) else "person"
-    return HistoryChange(commit.when, commit.author, side, what, commit.sha, paths)
+    return HistoryChange(commit.when, commit.author, side, what, commit.sha, paths, commit.agent, commit.session)
 
 
 def _describe_all(cfg: Config, commits: list[Commit]) -> list[list[str]]:

@@ -52,6 +52,7 @@ from vaultsync.app.facts import (
 from vaultsync.app.forgotten import once_held
 from vaultsync.config import Config
 from vaultsync.errors import FileChanged, InConflict, Invalid, NotFound, Stale, Stopped, Superseded
+from vaultsync.keys import entity_key, fact_key
 from vaultsync.memory.items import ItemsDoc
 from vaultsync.memory.items_edit import (
     AppendEntry,
@@ -125,13 +126,13 @@ def remember(
     extra = checked_fields(fields or {}, "fields")
     made: dict[str, str] = {}
 
-    def plan(raw: bytes | None, doc: ItemsDoc | None) -> bytes | None:
+    def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, tuple[str, ...]] | None:
         if raw is None and not is_entity(cfg, rel) and not create:
             raise NotFound(f"no entity {rel}; pass create to make it")
         held = active_saying((r for _, r in records(doc)), text)
         record = held or new_records(cfg, rel, doc, [(text, extra, today)])[0]
         made["id"] = record["id"]
-        return None if held else _apply(doc, [AppendEntry(record)], record)
+        return None if held else (_apply(doc, [AppendEntry(record)], record), (record["id"],))
 
     report, wrote = _write(cfg, rel, plan, "remember", wait, actor, create=create)
     return Written(_current(cfg, rel, made["id"]), report, already=not wrote)
@@ -164,7 +165,7 @@ def supersede(
     _settled(cfg, previous, actor)
     successor: dict[str, str] = {}
 
-    def plan(raw: bytes | None, doc: ItemsDoc | None) -> bytes | None:
+    def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, tuple[str, ...]] | None:
         index, record = _still_there(rel, doc, fact_id)
         done = successor_of(record)
         if done is not None:  # superseded already: the same change repeated, or another one refused
@@ -186,7 +187,7 @@ def supersede(
             edits.append(AppendEntry(new))
         key = superseded_key(doc)
         edits.insert(0, SetFields(index, {"status": "superseded", key: successor["id"]}))
-        return _apply(doc, edits, None)
+        return _apply(doc, edits, None), (fact_id, successor["id"])
 
     report, wrote = _write(cfg, rel, plan, "supersede", wait, actor)
     now = _current(cfg, rel, fact_id) or previous
@@ -215,7 +216,7 @@ def forget(
     _settled(cfg, previous, actor)
     stamp = time.strftime("%Y%m%d-%H%M%S")
 
-    def plan(raw: bytes | None, doc: ItemsDoc | None) -> bytes | None:
+    def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, tuple[str, ...]] | None:
         found = find_in(doc, fact_id)
         if found is None:
             return None  # forgotten since it was looked up: a copy of this call, sent at once, came first
@@ -224,7 +225,7 @@ def forget(
         keep = StateFiles(cfg.state_dir).trash(stamp) / "forgotten" / rel / f"{fact_id}.json"
         keep.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(keep, (json.dumps(record, ensure_ascii=False, indent=2) + "\n").encode())
-        return _apply(doc, [DeleteEntry(index)], None)
+        return _apply(doc, [DeleteEntry(index)], None), (fact_id,)
 
     report, wrote = _write(cfg, rel, plan, "forget", wait, actor)
     return Written(None, report, previous, already=not wrote)
@@ -248,7 +249,7 @@ def patch(
     rel, _, record = locate(cfg, fact_id, entity)
     _settled(cfg, view(cfg, rel, record), actor)
 
-    def plan(raw: bytes | None, doc: ItemsDoc | None) -> bytes | None:
+    def plan(raw: bytes | None, doc: ItemsDoc | None) -> tuple[bytes, tuple[str, ...]] | None:
         index, record = _still_there(rel, doc, fact_id)
         _check_version(cfg, rel, record, fact_id, if_match)
         held = [r for _, r in records(doc)]
@@ -257,7 +258,7 @@ def patch(
         gone = tuple(k for k, v in named.items() if v is None and k in record)
         edits: list[Edit] = [SetFields(index, values)] if values else []
         edits += [RemoveFields(index, gone)] if gone else []
-        return _apply(doc, edits, None)
+        return _apply(doc, edits, None), (fact_id,)
 
     report, _ = _write(cfg, rel, plan, "patch", wait, actor)
     return Written(_current(cfg, rel, fact_id), report)
@@ -279,7 +280,8 @@ def _settled(cfg: Config, fact: FactView, actor: Actor) -> None:
 
 
 # -- under the lock ----------------------------------------------------------------------------------------
-Plan = Callable[[bytes | None, ItemsDoc | None], bytes | None]  # the file's new bytes; None: nothing to write
+# The file's new bytes and the fact ids it changed; None: nothing to write.
+Plan = Callable[[bytes | None, ItemsDoc | None], tuple[bytes, tuple[str, ...]] | None]
 
 
 def _write(
@@ -294,9 +296,10 @@ def _write(
     def apply() -> OwnWrites:
         for _ in range(_TRIES):
             raw, doc = read_items(cfg, rel)
-            data = plan(raw, doc)
-            if data is None:
+            planned = plan(raw, doc)
+            if planned is None:
                 return OwnWrites(False)
+            data, ids = planned
             if create:
                 path.parent.mkdir(parents=True, exist_ok=True)
             try:
@@ -307,8 +310,10 @@ def _write(
         else:
             raise FileChanged(f"{path}: rewritten by another program {_TRIES} times while a write was planned")
         wrote.append(True)
-        # The one file written is named, so the pass stats it instead of walking the whole memory tree.
-        return OwnWrites(True, frozenset({f"life/{rel}/{ITEMS}"}))
+        # The one file written is named, so the pass stats it instead of walking the whole memory tree; the facts
+        # changed are the actor's, whichever pass commits them (a new items.json: the entity too).
+        units = {fact_key(rel, fact_id) for fact_id in ids} | ({entity_key(rel)} if raw is None else set())
+        return OwnWrites(True, frozenset({f"life/{rel}/{ITEMS}"}), units=frozenset(units))
 
     report = write(cfg, WriteRequest(kind, actor, apply=apply, wait=wait, recall=False))
     return report, bool(wrote)

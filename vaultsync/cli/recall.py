@@ -7,10 +7,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from vaultsync import config as configmod
 from vaultsync.cli.failure import fail_on
 from vaultsync.model import ExitCode
+
+if TYPE_CHECKING:
+    from vaultsync.api import HistoryChange
 
 
 def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
@@ -84,9 +88,16 @@ def log_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
         note = change.paths[0] if change.paths else ""
         if len(change.paths) > 1:
             note += f" (+{len(change.paths) - 1} more)"
-        rows.append((change.when.replace("T", " ")[:16], change.who, change.what, note, change.commit[:10]))
+        rows.append((change.when.replace("T", " ")[:16], _who(change), change.what, note, change.commit[:10]))
     _print_rows(("when", "who", "what", "note", "commit"), rows, None, whole=(3,))
     return ExitCode.CLEAN
+
+
+def _who(change: HistoryChange) -> str:
+    """The author, with the agent and the conversation a program named: ``vaultsync api (openclaw) [main,
+    session agent:main:telegram]``."""
+    said = [change.agent, f"session {change.session}" if change.session else ""]
+    return f"{change.who} [{', '.join(s for s in said if s)}]" if any(said) else change.who
 
 
 def _print_rows(

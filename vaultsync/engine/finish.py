@@ -17,6 +17,7 @@ from vaultsync.config import Config
 from vaultsync.core.changes import message, unchanged_notes
 from vaultsync.core.plan import Plan
 from vaultsync.core.units import World
+from vaultsync.engine.actors import Keyed, carried, shares
 from vaultsync.engine.apply import ApplyOutcome, apply_plan
 from vaultsync.engine.prepare import PassContext
 from vaultsync.engine.quick import SnapshotUpdate, record
@@ -26,8 +27,8 @@ from vaultsync.git.repo import VaultRepo
 from vaultsync.git.run import Author, GitFailed
 from vaultsync.git.secrets import scan_bytes
 from vaultsync.keys import scope_of
-from vaultsync.model import PERSON, Actor, Problem, Report, Severity, SideChange
-from vaultsync.state import snapshot
+from vaultsync.model import AGENT, PERSON, Actor, Problem, Report, Severity, SideChange
+from vaultsync.state import actors, snapshot
 from vaultsync.state.base import BaseEntry, BaseStore, UnitRow
 from vaultsync.state.files import StateFiles
 from vaultsync.state.stat_walk import MemoryWalk
@@ -78,7 +79,7 @@ class Closing:
     paths, changes and scopes touched, the notes git's index holds as checked for secrets, the conflict copies
     left open, and the snapshot (None: a write failed or the pass ended early)."""
 
-    agent: tuple[set[str], list[SideChange], list[str]]
+    agent: tuple[set[str], Keyed, list[str]]
     base: BaseSave
     opened: list[str]
     recording: Recording | None
@@ -139,6 +140,8 @@ def finish(setting: PassContext, repo: VaultRepo, report: Report, decided: Decid
     if base.compact:
         store.compact()
     files.all_committed()
+    if end.recording is not None and settled(report) and not report.scoped:
+        actors.settle(files, actors.pending(files))  # a whole pass carried every change: no actor waits
     report.open_conflicts = end.opened
     if end.recording is not None and settled(report):
         r = end.recording
@@ -313,17 +316,34 @@ def _commit_agent(
     repo: VaultRepo,
     report: Report,
     paths: set[str],
-    changes: list[SideChange],
+    changes: Keyed,
     touched: list[str],
     checked: Collection[str] = (),
 ) -> bool:
-    """Commit the vault notes the pass wrote as the agent; False when git refused."""
-    cfg = setting.cfg
-    agent = repo.author(setting.options.actor, cfg.git)
-    text = message("memory -> vault", changes, touched)
-    if setting.options.commit_subject:
-        text = f"{setting.options.commit_subject}\n\n{text}"
-    return _commit(repo, cfg.vault, paths, text, agent, report, checked)
+    """Commit the vault notes the pass wrote, each as the actor who made the change it carries (the agent's and
+    the person's first, ``engine/actors.py``), then forget the recorded actors of what was carried; False when
+    git refused (the record stays, for the pass that commits them)."""
+    cfg, options, files, layout = setting.cfg, setting.options, setting.files, setting.layout
+    recorded = actors.pending(files)
+    default = AGENT if options.claimed else options.actor
+    said = actors.subjects(files) if recorded else {}
+    for share in shares(layout, recorded, default, paths, changes, touched):
+        text = message("memory -> vault", share.changes, share.touched)
+        subject = options.commit_subject if share.actor == options.actor else said.get(share.actor, "")
+        if subject:
+            text = f"{subject}\n\n{text}"
+        author = repo.author(share.actor, cfg.git)
+        if not _commit(repo, cfg.vault, share.paths, signed(text, share.actor), author, report, checked):
+            return False
+    actors.settle(files, carried(layout, recorded, paths, changes))
+    return True
+
+
+def signed(text: str, actor: Actor) -> str:
+    """``text`` ending in the actor's trailers (``Agent: main``, ``Session: ...``), when it gave any: git keeps
+    them with the commit, and ``vaultsync log`` reads them back."""
+    trailers = actor.trailers()
+    return f"{text.rstrip()}\n\n{trailers}" if trailers else text
 
 
 def notes_once(report: Report, store: BaseStore, foreign: Iterable[str]) -> list[str]:
@@ -341,4 +361,4 @@ def commit_files(cfg: Config, paths: Iterable[str], subject: str, actor: Actor, 
     adds or adopts), as ``actor``; a file holding a secret is left out and reported, as in a pass."""
     repo = open_repo(cfg, report)
     if repo is not None:
-        _commit(repo, cfg.vault, set(paths), subject, repo.author(actor, cfg.git), report)
+        _commit(repo, cfg.vault, set(paths), signed(subject, actor), repo.author(actor, cfg.git), report)

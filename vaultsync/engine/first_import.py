@@ -197,7 +197,7 @@ class _Gathered:
     def closing(self) -> Closing:
         report = self.report
         base = BaseSave(reported=notes_once(report, self.setting.store, ()), compact=True)
-        agent_changes = [c for c in report.changes if c.side == "memory"]
+        agent_changes = [("", c) for c in report.changes if c.side == "memory"]  # an empty vault: the agent's
         recording = None
         if not self.failed:
             entities: dict[str, list[object]] = {r: [n, list(a)] for r, (n, a) in self.own.items()}

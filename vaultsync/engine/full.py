@@ -166,7 +166,7 @@ class _Planned:
 
     stamp: str
     plan: Plan
-    changes: list[SideChange]
+    keyed: list[tuple[str, SideChange]]  # each change with its unit's key
     person_paths: set[str]
     fresh_notes: list[str]
     known: dict[str, tuple[str, str]]
@@ -202,7 +202,7 @@ def _plan(setting: PassContext, report: Report, narrowed: Narrowed | None, found
         report.open_conflicts = sorted(set(report.open_conflicts) | set(unread))
     gone, carried, resolved = settle_conflicts(cfg, layout, known, moves)
     person_paths |= {p for path in carried for p in (path, carried[path][2])}
-    return _Planned(stamp, plan, changes, person_paths, fresh_notes, known, gone, carried, resolved)
+    return _Planned(stamp, plan, keyed, person_paths, fresh_notes, known, gone, carried, resolved)
 
 
 def _write(setting: PassContext, report: Report, narrowed: Narrowed | None, found: _Found, planned: _Planned) -> Report:
@@ -236,7 +236,7 @@ class _End:
         """What the person's commit takes: their edits, the conflict copies resolved, and the notes saved again
         in another form (``resaved``)."""
         found, planned, report = self.found, self.planned, self.report
-        person_changes = [c for c in planned.changes if c.side == "vault"]
+        person_changes = [c for _, c in planned.keyed if c.side == "vault"]
         settled_copies = [
             SideChange("vault", scope_of(planned.known[p][0]), "conflict resolved") for p in planned.resolved
         ]
@@ -277,7 +277,7 @@ class _End:
             if u.decision and u.decision.outcome is Outcome.CONVERGED
         }
         vault_paths = {a.shown for a in applied.done if a.side == "vault"} | converged | found.earlier
-        agent_changes = [c for c in planned.changes if c.side == "memory"]
+        agent_changes = [(k, c) for k, c in planned.keyed if c.side == "memory"]
         touched = sorted({scope_of(k) for a in applied.done if a.side == "vault" for k in a.keys})
         base = BaseSave(
             conflicts={c.copy_path: (c.key, c.detail) for c in (*setting.options.conflicts, *plan.conflicts)}

@@ -227,11 +227,12 @@ class _SecondWalk:
         """What the agent's commit, the base and the snapshot need once every batch is written."""
         cfg, options, report, copies = self.setting.cfg, self.setting.options, self.report, self.copies
         listed = self.listed
-        report.changes += [c for _, c in sorted(self.changed_by, key=lambda kc: kc[0])] + copies.settled
+        keyed = sorted(self.changed_by, key=lambda kc: kc[0])
+        report.changes += [c for _, c in keyed] + copies.settled
         fresh_notes = notes_once(report, self.setting.store, self.foreign)
         still = {p for p in copies.known if (cfg.vault / p).exists()}
         report.open_conflicts = sorted(set(listed.conflict_copies) | set(self.new_conflicts) | still)
-        agent_changes = [c for c in report.changes if c.side == "memory"]
+        agent_changes = [(k, c) for k, c in keyed if c.side == "memory"]
         kept_copies = (
             self.new_conflicts
             | {c.copy_path: (c.key, c.detail) for c in options.conflicts}

@@ -18,7 +18,10 @@ from vaultsync.git.run import batch_objects
 
 RECORD = "\x1e"
 FIELD = "\x1f"
-FORMAT = f"{RECORD}%H{FIELD}%aI{FIELD}%an{FIELD}%ae{FIELD}%s"
+# The trailers a program's commit carries (``Agent: main``, ``Session: ...``): which of its agents, which
+# conversation. git >= 2.22 reads them; a commit without them gives "".
+TRAILERS = "".join(f"{FIELD}%(trailers:key={key},valueonly,separator=%x2c)" for key in ("Agent", "Session"))
+FORMAT = f"{RECORD}%H{FIELD}%aI{FIELD}%an{FIELD}%ae{FIELD}%s{TRAILERS}"
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,8 @@ class Commit:
     email: str
     subject: str
     files: list[FileChange] = field(default_factory=list)
+    agent: str = ""  # the ``Agent`` trailer: which of a program's agents wrote
+    session: str = ""  # the ``Session`` trailer: from which conversation
 
 
 def _git(root: Path, *args: str, stdin: bytes | None = None) -> bytes:
@@ -76,8 +81,8 @@ def log(
     commits = []
     for chunk in out.split(RECORD)[1:]:
         header, _, rest = chunk.partition("\0")
-        sha, when, author, email, subject = (header.split(FIELD) + [""] * 5)[:5]
-        commit = Commit(sha, when, author, email, subject)
+        sha, when, author, email, subject, agent, session = (header.split(FIELD) + [""] * 7)[:7]
+        commit = Commit(sha, when, author, email, subject, agent=agent.strip(), session=session.strip())
         tokens = rest.lstrip("\n").split("\0")
         i = 0
         while i < len(tokens) and tokens[i]:

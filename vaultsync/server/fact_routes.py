@@ -13,6 +13,7 @@ from typing import Annotated, Any, Protocol
 from urllib.parse import quote
 
 from fastapi import Body, FastAPI, Header, Path, Query
+from fastapi import Depends as depends_on
 from fastapi.params import Depends
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,13 +24,16 @@ from vaultsync.api import get_fact as read_fact
 from vaultsync.api import remember as remember_fact
 from vaultsync.api import supersede as supersede_fact
 from vaultsync.config import Config
-from vaultsync.model import client
+from vaultsync.model import Actor, client
 from vaultsync.server import models
 from vaultsync.server.events import Events
 from vaultsync.server.idempotency import KEYED
 from vaultsync.server.models import errors
 
 CLIENT_HEADER = "X-Vaultsync-Client"
+AGENT_HEADER = "X-Vaultsync-Agent"
+SESSION_HEADER = "X-Vaultsync-Session"
+WRITER_HEADERS = (CLIENT_HEADER, AGENT_HEADER, SESSION_HEADER)
 
 Text = Annotated[str, Field(min_length=1, max_length=20_000)]
 Short = Annotated[str, Field(max_length=1_000)]
@@ -43,6 +47,23 @@ Client = Annotated[
     str | None,
     Header(alias=CLIENT_HEADER, max_length=200, description="the program writing, named in git: vaultsync api (name)"),
 ]
+AgentId = Annotated[
+    str | None,
+    Header(alias=AGENT_HEADER, max_length=200, description="which of the program's agents writes; git trailer Agent"),
+]
+SessionKey = Annotated[
+    str | None,
+    Header(alias=SESSION_HEADER, max_length=1_000, description="the conversation it writes from; git trailer Session"),
+]
+
+
+def writer(by: Client = None, agent: AgentId = None, session: SessionKey = None) -> Actor:
+    """The actor a write is made for, from the three headers a program sends: its name, and which of its agents
+    and which conversation wrote (``X-Vaultsync-Agent``, ``X-Vaultsync-Session``), kept as git trailers."""
+    return client(by, agent, session)
+
+
+Writer = Annotated[Actor, depends_on(writer)]
 
 
 class FactFields(BaseModel):
@@ -102,9 +123,9 @@ def add(app: FastAPI, cfg: Config, events: Events, auth_dep: Sequence[Depends], 
         },
         tags=["memory"],
     )
-    def remember(body: RememberBody, by: Client = None) -> Response:
+    def remember(by: Writer, body: RememberBody) -> Response:
         with events.pass_of("remember") as done:
-            written = remember_fact(cfg, body.entity, body.fact, body.extra(), create=body.create, actor=client(by))
+            written = remember_fact(cfg, body.entity, body.fact, body.extra(), create=body.create, actor=by)
             response = answered(done(written), 200 if written.already else 201)
             if written.fact and not written.already:
                 response.headers["Location"] = _location(written.fact.id, written.fact.entity)
@@ -118,7 +139,7 @@ def add(app: FastAPI, cfg: Config, events: Events, auth_dep: Sequence[Depends], 
         tags=["memory"],
     )
     def supersede(
-        fact_id: FactId, body: SupersedeBody, entity: EntityQuery = None, if_match: IfMatch = None, by: Client = None
+        by: Writer, fact_id: FactId, body: SupersedeBody, entity: EntityQuery = None, if_match: IfMatch = None
     ) -> Response:
         with events.pass_of("supersede") as done:
             written = supersede_fact(
@@ -129,29 +150,29 @@ def add(app: FastAPI, cfg: Config, events: Events, auth_dep: Sequence[Depends], 
                 fields=body.extra(),
                 entity=entity,
                 if_match=if_match,
-                actor=client(by),
+                actor=by,
             )
             return answered(done(written))
 
     @app.delete(
         "/facts/{fact_id}", dependencies=writes, response_model=models.Written, responses=_forget(), tags=["memory"]
     )
-    def forget(fact_id: FactId, entity: EntityQuery = None, if_match: IfMatch = None, by: Client = None) -> Response:
+    def forget(by: Writer, fact_id: FactId, entity: EntityQuery = None, if_match: IfMatch = None) -> Response:
         with events.pass_of("forget") as done:
-            return answered(done(forget_fact(cfg, fact_id, entity=entity, if_match=if_match, actor=client(by))))
+            return answered(done(forget_fact(cfg, fact_id, entity=entity, if_match=if_match, actor=by)))
 
     @app.patch(
         "/facts/{fact_id}", dependencies=writes, response_model=models.Written, responses=_write(), tags=["memory"]
     )
     def patch_fact(
+        by: Writer,
         fact_id: FactId,
         changes: Annotated[dict[str, Any], Body(description="fields to set; null removes a field")],
         entity: EntityQuery = None,
         if_match: IfMatch = None,
-        by: Client = None,
     ) -> Response:
         with events.pass_of("patch") as done:
-            written = patch(cfg, fact_id, changes, entity=entity, if_match=if_match, actor=client(by))
+            written = patch(cfg, fact_id, changes, entity=entity, if_match=if_match, actor=by)
             return answered(done(written))
 
 

@@ -46,7 +46,7 @@ from vaultsync.api import list_entities as entity_list
 from vaultsync.config import Config
 from vaultsync.server import fact_routes, models, plugin_routes, turn_routes
 from vaultsync.server.events import Events
-from vaultsync.server.fact_routes import CLIENT_HEADER
+from vaultsync.server.fact_routes import WRITER_HEADERS
 from vaultsync.server.http_guard import RETRY_AFTER, Guard, answer_errors, error, route_checks
 from vaultsync.server.idempotency import HEADER as KEY_HEADER
 from vaultsync.server.idempotency import KEYED, REPLAYED, Idempotency
@@ -85,7 +85,7 @@ def create_app(cfg: Config, token: str, hosts: frozenset[str] = LOOPBACK) -> Fas
         CORSMiddleware,
         allow_origins=[OBSIDIAN_ORIGIN],
         allow_methods=["GET", "POST", "PATCH", "DELETE"],
-        allow_headers=["Authorization", "Content-Type", "If-Match", CLIENT_HEADER, KEY_HEADER],
+        allow_headers=["Authorization", "Content-Type", "If-Match", *WRITER_HEADERS, KEY_HEADER],
         expose_headers=["ETag", "Retry-After", REPLAYED],
     )
     app.add_middleware(Guard, hosts=hosts)  # added last, so it runs first

@@ -84,8 +84,19 @@ def _answer(call: Callable[[], Any]) -> dict[str, Any]:
 
 def _actor(ctx: Context | None) -> Actor:
     """The client as it named itself when it connected (``clientInfo.name``): git names it as the actor."""
+    return client(_client_name(ctx))
+
+
+def _client_name(ctx: Context | None) -> str | None:
     params = ctx.session.client_params if ctx is not None else None
-    return client(params.client_info.name if params is not None else None)
+    return params.client_info.name if params is not None else None
+
+
+def _heading_source(ctx: Context | None) -> str | None:
+    """The client's own name as a daily entry's heading can hold it (one line, no ``#``, 60 characters), the
+    default source of what it appends, as ``X-Vaultsync-Client`` is over HTTP; None for a client without one."""
+    name = " ".join((_client_name(ctx) or "").replace("#", " ").split())[:60].strip()
+    return name or None
 
 
 def _fields(**given: Any) -> dict[str, Any]:
@@ -242,11 +253,13 @@ def _turn_tools(server: MCPServer, cfg: Config) -> None:
     )
     def append_daily(
         text: Annotated[str, Field(min_length=1, description="what happened, as the agent would write it")],
-        source: Annotated[str | None, Field(description="who wrote it, shown in the heading")] = None,
+        source: Annotated[
+            str | None, Field(description="who wrote it, shown in the heading; default the client's own name")
+        ] = None,
         ctx: Context | None = None,
     ) -> dict[str, Any]:
-        actor = _actor(ctx)
-        return _answer(lambda: append_to_daily(cfg, text, source=source, actor=actor))
+        actor, said = _actor(ctx), source if source is not None else _heading_source(ctx)
+        return _answer(lambda: append_to_daily(cfg, text, source=said, actor=actor))
 
 
 def _pass_tools(server: MCPServer, cfg: Config) -> None:

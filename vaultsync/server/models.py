@@ -210,6 +210,8 @@ class Change(_Open):
     what: str
     commit: str
     paths: list[str]
+    agent: str | None = Field(None, description="which of a program's agents wrote it (the Agent trailer)")
+    session: str | None = Field(None, description="the conversation it came from (the Session trailer)")
 
 
 class History(_Open):

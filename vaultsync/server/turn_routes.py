@@ -21,11 +21,12 @@ from vaultsync.config import Config
 from vaultsync.model import client as actor
 from vaultsync.server import models
 from vaultsync.server.events import Events
+from vaultsync.server.fact_routes import CLIENT_HEADER, AgentId, SessionKey
 from vaultsync.server.idempotency import KEYED
 from vaultsync.server.models import errors
 
 Client = Annotated[
-    str | None, Header(alias="X-Vaultsync-Client", max_length=60, description="the calling program, e.g. openclaw")
+    str | None, Header(alias=CLIENT_HEADER, max_length=60, description="the calling program, e.g. openclaw")
 ]
 
 
@@ -58,9 +59,11 @@ def add(app: FastAPI, cfg: Config, events: Events, recaller: Recaller, auth_dep:
         responses=errors(401, 409, 422, 503),
         tags=["memory"],
     )
-    def daily(body: DailyBody, client: Client = None) -> dict[str, Any]:
+    def daily(
+        body: DailyBody, client: Client = None, agent: AgentId = None, session: SessionKey = None
+    ) -> dict[str, Any]:
         with events.pass_of("capture") as done:
-            by = actor(client)  # git names the program: vaultsync api (openclaw)
+            by = actor(client, agent, session)  # git names the program: vaultsync api (openclaw), Agent: main
             captured = done(append_daily(cfg, body.text, source=body.source or client, actor=by))
         recaller.stale()
         return captured.to_json()

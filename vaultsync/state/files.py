@@ -54,6 +54,11 @@ class StateFiles:
         return self.root / "uncommitted.json"
 
     @property
+    def actors(self) -> Path:
+        """Who made each memory change still waiting for its commit (``state/actors.py``)."""
+        return self.root / "actors.json"
+
+    @property
     def remote(self) -> Path:
         """The push record: since when commits wait for the remote, and why (``state/push_record.py``)."""
         return self.root / "remote.json"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vaultsync.config import Layout
-from vaultsync.keys import is_entity, is_fact, mem_path_of, rel_of, split_fact_key
+from vaultsync.keys import entity_key, fact_key, file_key, is_entity, is_fact, mem_path_of, rel_of, split_fact_key
 from vaultsync.model import PARA_KEYS
 from vaultsync.names import daily_date
 
@@ -142,6 +142,21 @@ class VaultLayout:
         if para:
             return f"life/{para}/{vault_path.split('/', 1)[1]}"
         return None
+
+    def unit_of_note(self, vault_path: str) -> str | None:
+        """The unit key a note carries (a fact note, or a conflict copy beside one, its fact; an entity note its
+        entity; a mirrored note its file), from the path alone; None for a note that is none of these."""
+        folder, _, name = vault_path.rpartition("/")
+        stem = name.removesuffix(".md").partition(CONFLICT_MARK)[0]
+        in_facts = folder.endswith(f"/{FACTS_DIR}")
+        entity_dir = folder.removesuffix(f"/{FACTS_DIR}") if in_facts else folder
+        rel = self.entity_rel_of_dir(entity_dir)
+        if rel and in_facts:
+            return fact_key(rel, stem)
+        if rel and stem == entity_dir.rsplit("/", 1)[-1]:
+            return entity_key(rel)
+        mem_path = self.file_for_note(vault_path)
+        return file_key(mem_path) if mem_path else None
 
     def para_of_path(self, vault_path: str) -> str | None:
         top = vault_path.split("/", 1)[0]

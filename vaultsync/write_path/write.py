@@ -27,12 +27,15 @@ from dataclasses import dataclass, field, replace
 from vaultsync.config import Config
 from vaultsync.engine.run import missing_roots, run_pass
 from vaultsync.errors import LockHeld, Stopped, VaultsyncError
+from vaultsync.keys import owner_of_walk_key
 from vaultsync.model import AGENT, Actor, ExitCode, Held, Report
 from vaultsync.options import PassOptions
-from vaultsync.state import runs
+from vaultsync.state import actors, runs
 from vaultsync.state.files import StateFiles
 from vaultsync.system.disk import writable
+from vaultsync.system.fs import read_or_none
 from vaultsync.system.lock import run_lock
+from vaultsync.vault.layout import VaultLayout
 
 __all__ = ["LOCK_HELD", "LockHeld", "OwnWrites", "Stopped", "Wait", "WriteRequest", "write"]
 
@@ -56,6 +59,10 @@ class OwnWrites:
     commit: tuple[str, ...] = ()
     subject: str = ""  # also the subject of the pass's commit, when the use case knows it only once it wrote
     deleting: frozenset[str] = frozenset()  # unit keys it deleted on purpose (``PassOptions.deleting``)
+    # The units it changed (``keys``: a fact, an entity), when it knows them: their maker is recorded by unit, so
+    # the agent's edits to other facts of the same entity stay the agent's. Else the files ``named`` stand for
+    # their entities or themselves.
+    units: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +80,10 @@ class WriteRequest:
     # False for a write a server makes for a client (a fact, a captured turn): the server's recall reader brings
     # the index up to date before its next query, so the answer does not wait on the index while it is read.
     recall: bool = True
+    # Mirrored memory files (walk keys) the change appends to for a program or the person: edits of them no pass
+    # has carried yet (the agent's own lines in today's daily note) are first committed by a pass as the agent,
+    # so the change's commit holds only what it added.
+    settle_first: frozenset[str] = frozenset()
 
 
 def write(cfg: Config, change: WriteRequest) -> Report:
@@ -125,7 +136,10 @@ def _locked(cfg: Config, change: WriteRequest, options: PassOptions, report: Rep
     if not report.stopped:
         if remote is not None:
             options = replace(options, conflicts=tuple(remote.found.conflicts))
+        _settle_first(cfg, change, options, report)
         applied = change.apply() if change.apply is not None else None
+        if applied is not None and applied.wrote and change.run_pass and not options.dry_run:
+            options = _claim(cfg, applied, options)
         if applied is not None and applied.commit and not options.dry_run:
             from vaultsync.engine.finish import commit_files  # git and the secret guard: only when there are files
 
@@ -145,6 +159,55 @@ def _locked(cfg: Config, change: WriteRequest, options: PassOptions, report: Rep
     if remote is not None:
         remote.after(report)
     return report, passed
+
+
+def _settle_first(cfg: Config, change: WriteRequest, options: PassOptions, report: Report) -> None:
+    """Before a program's (or the person's) append to a mirrored file, a pass as the agent commits what others
+    changed in it since the last pass (``WriteRequest.settle_first``); its commits lead the report's."""
+    keys = change.settle_first
+    if keys and options.actor != AGENT and not options.dry_run and _unsettled(cfg, keys):
+        first = run_pass(cfg, replace(options, actor=AGENT, changed_memory=keys))
+        report.commits += first.commits
+        report.problems += first.problems
+
+
+def _unsettled(cfg: Config, keys: frozenset[str]) -> bool:
+    """Whether any of the mirrored memory files ``keys`` differs from its note in the vault, which a pass copies
+    byte for byte: someone changed one side since the last pass carried it."""
+    layout = VaultLayout(cfg.layout)
+    for key in keys:
+        root, _, rest = key.partition("/")
+        note = layout.file_note(key)
+        if note is None or root not in ("workspace", "life"):
+            continue
+        memory = read_or_none((cfg.workspace if root == "workspace" else cfg.life) / rest)
+        if memory != _mirror(cfg, layout, note):
+            return True
+    return False
+
+
+def _mirror(cfg: Config, layout: VaultLayout, note: str) -> bytes | None:
+    """The note's bytes where a pass keeps it: a daily note may sit in a date folder (``Daily/2026/11/``)."""
+    found = read_or_none(cfg.vault / note)
+    name = note.rsplit("/", 1)[-1]
+    if found is None and layout.daily_of_note(note) is not None:
+        folder = cfg.vault / layout.daily_dir
+        kept = [p for p in folder.glob(f"*/**/{name}") if layout.daily_of_note(p.relative_to(cfg.vault).as_posix())]
+        found = read_or_none(kept[0]) if len(kept) == 1 else None
+    return found
+
+
+def _claim(cfg: Config, applied: OwnWrites, options: PassOptions) -> PassOptions:
+    """Record who made the memory changes the use case names, before the pass that carries them: a pass that
+    cannot commit them (git busy, a detached HEAD, a kill) leaves them to a later one, which commits them as
+    this actor (``state/actors.py``); every other change the pass finds stays the agent's."""
+    units = applied.units
+    if units is None and applied.named is not None:
+        units = frozenset(owner_of_walk_key(key) for key in applied.named)
+    if units is None or options.actor == AGENT:
+        return options
+    actors.claim(StateFiles(cfg.state_dir), units, options.actor, options.commit_subject or applied.subject)
+    return replace(options, claimed=True)
 
 
 def _remote_round(cfg: Config, options: PassOptions):  # type: ignore[no-untyped-def]
