@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from vaultsync.model import Problem, Severity
-from vaultsync.names import daily_date, name_problem
+from vaultsync.names import day_note_date, name_problem
 from vaultsync.system.fs import BEING_WRITTEN, BeingWritten, is_leftover, read_whole
 from vaultsync.text.decoding import NotText, decode
 from vaultsync.vault.layout import CONFLICT_MARK, FACTS_DIR, VaultLayout, slug_of
@@ -257,7 +257,7 @@ class _Scanner:
                 continue
             elif CONFLICT_MARK in entry.name:
                 self.candidate(path)
-            elif daily_date(entry.name):
+            elif day_note_date(entry.name):
                 mem_path = f"workspace/memory/{entry.name}"
                 twin = self.scan.files.get(mem_path)
                 if twin is None:
