@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -15,6 +17,8 @@ from helpers.inputs import Env, assert_exit, assert_quiet_second_pass, first_pas
 from helpers.twoway import isolate_git
 
 from vaultsync.app.janitor import janitor
+from vaultsync.app.review import regenerate
+from vaultsync.core.review_note import BEGIN
 from vaultsync.model import ExitCode
 
 FIXTURE = REPO / "tests" / "fixtures" / "openclaw-2026.9"
@@ -171,3 +175,31 @@ def test_a_session_note_kept_in_a_date_folder_is_followed_there(oc: Env) -> None
     assert (month / "2026-12-01-1430.md").read_bytes() == session.read_bytes()
     assert not (oc.vault / "Daily/2026-12-01-1430.md").exists()
     assert session.exists() and (oc.workspace / "memory/2026-12-01.md").exists()
+
+
+def test_the_review_keeps_a_memory_wiki_human_block(oc: Env, tmp_path: Path) -> None:
+    summary = oc.life / "areas/people/nora-lind/summary.md"
+    human = (
+        "<!-- openclaw:human:start -->\nNora prefers a call over a long email thread.\n<!-- openclaw:human:end -->\n"
+    )
+    assert human in summary.read_text()
+    regenerate(oc.cfg, ["areas/people/nora-lind"], TODAY)
+    assert human in summary.read_text() and BEGIN in summary.read_text()
+    assert human in oc.note("2 Areas/people/nora-lind/nora-lind.md")
+    # A summariser that rewrites the whole summary and forgets the block is refused, and the summary kept.
+    script = tmp_path / "summarise.py"
+    script.write_text("import json, sys\nd = json.load(sys.stdin)\nprint('# Nora Lind\\n\\nDesigns enclosures.')\n")
+    oc.cfg = replace(oc.cfg, review=replace(oc.cfg.review, command=f"{sys.executable} {script}"))
+    before = summary.read_bytes()
+    result = regenerate(oc.cfg, ["areas/people/nora-lind"], TODAY)
+    assert summary.read_bytes() == before
+    [problem] = result.problems
+    assert "drops 1 of OpenClaw's marked lines or blocks (the first: <!-- openclaw:human:start -->)" in problem.message
+    # One that keeps it verbatim is taken.
+    script.write_text(
+        "import json, sys\nd = json.load(sys.stdin)\ns = d['summary']\n"
+        "kept = s[s.index('## Notes') : s.index('<!-- vaultsync')].strip()\n"
+        "print('# Nora Lind\\n\\nDesigns enclosures.\\n\\n' + kept)\n"
+    )
+    assert not regenerate(oc.cfg, ["areas/people/nora-lind"], TODAY).problems
+    assert summary.read_text().startswith("# Nora Lind\n\nDesigns enclosures.\n") and human in summary.read_text()
