@@ -203,3 +203,16 @@ def test_the_review_keeps_a_memory_wiki_human_block(oc: Env, tmp_path: Path) -> 
     )
     assert not regenerate(oc.cfg, ["areas/people/nora-lind"], TODAY).problems
     assert summary.read_text().startswith("# Nora Lind\n\nDesigns enclosures.\n") and human in summary.read_text()
+
+
+def test_the_janitor_archives_a_days_session_notes_with_it(oc: Env) -> None:
+    oc.cfg = replace(oc.cfg, janitor=replace(oc.cfg.janitor, keep_daily_days=3))
+    days = ("2026-11-30.md", "2026-12-01.md", "2026-12-01-1430.md", "2026-12-01-vendor-pitch.md")
+    before = {name: (oc.workspace / "memory" / name).read_bytes() for name in days}
+    done = janitor(oc.cfg, today=TODAY)
+    assert sorted(done.daily) == sorted((f"memory/{n}", f"memory/archive/daily/{n}") for n in days)
+    for name in days:
+        assert not (oc.workspace / "memory" / name).exists() and not (oc.vault / "Daily" / name).exists()
+        assert (oc.workspace / "memory/archive/daily" / name).read_bytes() == before[name]
+        assert (oc.vault / "4 Archives/agent/daily" / name).read_bytes() == before[name]
+    assert_quiet_second_pass(oc)
