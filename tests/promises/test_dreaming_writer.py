@@ -9,6 +9,7 @@ both, and every line the person wrote is on both sides.
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from helpers.inputs import Env, first_pass_clean, make_env
 from helpers.twoway import isolate_git
 
 from vaultsync.model import ExitCode
+from vaultsync.system import renames
 
 TODAY = date(2026, 12, 8)
 SEEDS = 12
@@ -185,3 +187,79 @@ def test_the_dreamer_alone_supersedes_every_seed(tmp_path: Path) -> None:
     assert all(entry["superseded"] for entry in json.loads(done.stdout))
     assert "- seed-" not in path.read_text()
     assert path.read_text().count("<!-- openclaw-memory-lineage:seed-") == SEEDS
+
+
+# Run in a child before vaultsync: the moment the pass swaps its new MEMORY.md in, rename ``theirs`` over it, as
+# OpenClaw's dreaming does when its check of the file came just before the pass's write and its rename just after.
+RENAME_OVER_BOOT = r"""
+import os, sys, threading, time
+note, theirs = sys.argv[1:3]
+def rename_over(ours):
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            if os.stat(note).st_ino == ours:
+                os.rename(theirs, note)
+                return
+        except FileNotFoundError:
+            pass
+def hook(event, args):
+    if event == "vaultsync.exchange" and args[1] == note and os.path.exists(theirs):
+        threading.Thread(target=rename_over, args=(os.stat(args[0]).st_ino,)).start()
+sys.addaudithook(hook)
+from vaultsync.cli import main
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+@pytest.mark.skipif(renames.renameat2() is None, reason="no atomic exchange of names on this system")
+def test_a_dreaming_rename_landing_just_after_the_pass_wrote_loses_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The window OpenClaw's own check leaves: it hashed MEMORY.md before the pass wrote the person's line into it
+    and renames its rewrite in just after. The pass sees its write replaced, and the next pass merges the two."""
+    isolate_git(monkeypatch.setenv, tmp_path / "git-env")
+    env: Env = make_env(tmp_path)
+    mem, note = env.workspace / "MEMORY.md", env.vault / "3 Resources/agent/MEMORY.md"
+    mem.write_text(seeded("MEMORY.md"))
+    first_pass_clean(env)
+    person_line = "- person: the pilot moves to Porto in March.\n"
+    note.write_text(note.read_text() + person_line)
+    old = mem.read_text()
+    dreamed = old.replace(
+        "<!-- openclaw-memory-lineage:seed-0 -->\n<!-- openclaw-memory-promotion:seed:0000 -->\n"
+        "- seed-0: first version of entry 0. <!-- importance: 5 -->\n",
+        "",
+    ) + ("\n## Consolidated Memory (2026-12-08)\n\n<!-- openclaw-memory-lineage:seed-0 -->\n- dream-0: rewritten.\n")
+    theirs = env.workspace / f"MEMORY.md.dreaming.{os.getpid()}.tmp"
+    theirs.write_text(dreamed)
+
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            RENAME_OVER_BOOT,
+            str(mem),
+            str(theirs),
+            "sync",
+            "--json",
+            "--config",
+            str(env.root / "config.toml"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.stderr == "", run.stderr
+    assert not theirs.exists(), "the rename never came"
+    report = json.loads(run.stdout)
+    assert [(p["path"], p["message"]) for p in report["problems"]] == [
+        ("workspace/MEMORY.md", "changed while the pass ran; left as it is for the next pass")
+    ], report
+    assert mem.read_text() == dreamed
+
+    merged = env.sync(today=TODAY)
+    assert merged.exit_code is ExitCode.CLEAN and merged.conflicts == [], [p.line() for p in merged.problems]
+    assert mem.read_text() == dreamed + person_line == note.read_text()
+    assert env.sync(today=TODAY).actions == []
