@@ -216,3 +216,26 @@ def test_the_janitor_archives_a_days_session_notes_with_it(oc: Env) -> None:
         assert (oc.workspace / "memory/archive/daily" / name).read_bytes() == before[name]
         assert (oc.vault / "4 Archives/agent/daily" / name).read_bytes() == before[name]
     assert_quiet_second_pass(oc)
+
+
+def test_new_and_deleted_session_notes_and_users_files_follow_on_quick_passes(oc: Env) -> None:
+    """The agent's next session note, a new person's USER.md and an import reach the vault on the passes a timer
+    runs (the quick check, then a pass over what changed); a session note the person deletes goes from memory."""
+    session = oc.workspace / "memory/2026-12-08-0915.md"
+    session.write_text("# Session: 2026-12-08 09:15:00 Europe/Lisbon\n\n- **Session Key**: agent:main:main\n")
+    user = oc.workspace / "users/prof-77aa/USER.md"
+    user.parent.mkdir(parents=True)
+    user.write_text("# USER.md\n\n<!-- observed: 2026-12-08 | status: active -->\n\n- Prefer mornings.\n")
+    imported = oc.workspace / "memory/imports/claude-code/atlas-firmware/notes.md"
+    imported.write_text("# notes\n\n- Flash with the v2 environment.\n")
+    sync(oc)
+    assert (oc.vault / "Daily/2026-12-08-0915.md").read_bytes() == session.read_bytes()
+    assert (oc.vault / AGENT / "users/prof-77aa/USER.md").read_bytes() == user.read_bytes()
+    assert (oc.vault / AGENT / "imports/claude-code/atlas-firmware/notes.md").read_bytes() == imported.read_bytes()
+    user.write_text(user.read_text() + "- Never call on Fridays.\n")
+    sync(oc)
+    assert (oc.vault / AGENT / "users/prof-77aa/USER.md").read_bytes() == user.read_bytes()
+    (oc.vault / "Daily/2026-12-01-vendor-pitch.md").unlink()
+    sync(oc)
+    assert not (oc.workspace / "memory/2026-12-01-vendor-pitch.md").exists()
+    assert_quiet_second_pass(oc)
