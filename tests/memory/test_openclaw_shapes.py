@@ -239,3 +239,19 @@ def test_new_and_deleted_session_notes_and_users_files_follow_on_quick_passes(oc
     sync(oc)
     assert not (oc.workspace / "memory/2026-12-01-vendor-pitch.md").exists()
     assert_quiet_second_pass(oc)
+
+
+def test_a_user_md_over_what_openclaw_loads_is_warned_about_and_synced(oc: Env) -> None:
+    mine = oc.workspace / "users/prof-5e1c2a/USER.md"
+    entry = "\n<!-- observed: 2026-12-08 | status: active -->\n\n- Prefer the long version of every answer.\n"
+    mine.write_text(mine.read_text() + entry * 60)
+    report = oc.sync(today=TODAY)
+    chars = len(mine.read_text())
+    assert chars > 4000
+    [warning] = [p for p in report.problems if p.path == str(mine)]
+    assert warning.message == (
+        f"{chars} characters, over the 4,000 OpenClaw loads of a USER.md (a person's own is then left out whole); "
+        "supersede or drop older directives"
+    )
+    assert (oc.vault / MAPPING["users/prof-5e1c2a/USER.md"]).read_bytes() == mine.read_bytes()
+    assert not [p for p in report.problems if p.path == str(oc.workspace / "USER.md")]
