@@ -255,3 +255,52 @@ def test_a_user_md_over_what_openclaw_loads_is_warned_about_and_synced(oc: Env) 
     )
     assert (oc.vault / MAPPING["users/prof-5e1c2a/USER.md"]).read_bytes() == mine.read_bytes()
     assert not [p for p in report.problems if p.path == str(oc.workspace / "USER.md")]
+
+
+def test_a_vault_synced_before_these_places_keeps_its_notes_where_they_are(oc: Env) -> None:
+    """vaultsync put session notes and imports in ``3 Resources/agent/memory/`` before they had places of their
+    own: such a note is still the memory file's, followed there, never taken for deleted."""
+    legacy = {
+        "memory/2026-12-01-1430.md": f"{AGENT}/memory/2026-12-01-1430.md",
+        "memory/imports/hermes/USER.md": f"{AGENT}/memory/imports/hermes/USER.md",
+    }
+    for rel, old in legacy.items():
+        (oc.vault / old).parent.mkdir(parents=True, exist_ok=True)
+        (oc.vault / MAPPING[rel]).rename(oc.vault / old)
+    oc.git("add", "-A")
+    oc.git("commit", "-qm", "as an earlier vaultsync left them")
+    assert_quiet_second_pass(oc)
+    for rel, old in legacy.items():
+        mem = oc.workspace / rel
+        mem.write_text(mem.read_text() + "- one more line from the agent\n")
+        sync(oc)
+        assert (oc.vault / old).read_bytes() == mem.read_bytes() and not (oc.vault / MAPPING[rel]).exists()
+        (oc.vault / old).write_text((oc.vault / old).read_text() + "- and one from the person\n")
+        sync(oc)
+        assert mem.read_bytes() == (oc.vault / old).read_bytes()
+    # Both places holding a note: neither is read, and the memory file stays as it is, until one is deleted.
+    session = oc.workspace / "memory/2026-12-01-1430.md"
+    before = session.read_bytes()
+    (oc.vault / MAPPING["memory/2026-12-01-1430.md"]).write_bytes(before + b"- typed into a second copy\n")
+    report = oc.sync(today=TODAY)
+    assert report.exit_code is ExitCode.SKIPPED_INPUT
+    assert any("two notes stand for the session note 2026-12-01-1430.md" in p.message for p in report.problems)
+    assert session.read_bytes() == before
+    (oc.vault / legacy["memory/2026-12-01-1430.md"]).unlink()
+    sync(oc)
+    assert session.read_bytes() == before + b"- typed into a second copy\n"
+
+
+def test_an_import_in_both_its_places_is_left_alone_until_one_goes(oc: Env) -> None:
+    mem = oc.workspace / "memory/imports/codex/memory_summary.md"
+    before = mem.read_bytes()
+    old = oc.vault / AGENT / "memory/imports/codex/memory_summary.md"
+    old.parent.mkdir(parents=True)
+    old.write_bytes(before + b"- an older copy's line\n")
+    report = oc.sync(today=TODAY)
+    assert report.exit_code is ExitCode.SKIPPED_INPUT
+    assert any("two notes stand for memory/imports/codex/memory_summary.md" in p.message for p in report.problems)
+    assert mem.read_bytes() == before
+    (oc.vault / MAPPING["memory/imports/codex/memory_summary.md"]).unlink()
+    sync(oc)
+    assert mem.read_bytes() == old.read_bytes() == before + b"- an older copy's line\n"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from vaultsync.config import Layout
 from vaultsync.keys import is_entity, is_fact, mem_path_of, rel_of, split_fact_key
 from vaultsync.model import PARA_KEYS, USERS_DIR, WORKSPACE_FILES
-from vaultsync.names import day_note_date, name_problem
+from vaultsync.names import day_note_date, name_problem, session_date
 
 FACTS_DIR = "facts"
 CONFLICT_MARK = ".vaultsync-conflict-"  # in the name of a conflict copy vaultsync keeps beside a note
@@ -130,9 +130,18 @@ class VaultLayout:
         if daily is not None:
             return f"workspace/memory/{daily}"
         candidate = self._file_candidate(vault_path)
-        if candidate and self.file_note(candidate) == vault_path:
+        if candidate and vault_path in (self.file_note(candidate), self.legacy_note(candidate)):
             return candidate
         return None
+
+    def legacy_note(self, mem_path: str) -> str | None:
+        """Where vaultsync put a session note or an import before they had places of their own (the agent
+        folder's ``memory/``). A note found there is read and written where it is, so a vault made then goes on
+        syncing rather than taking it for deleted; new ones go to their new places."""
+        sub = mem_path.removeprefix("workspace/memory/")
+        if sub == mem_path or not (("/" not in sub and session_date(sub)) or sub.startswith(f"{IMPORTS}/")):
+            return None
+        return f"{self.agent_dir()}/memory/{sub}"
 
     def _file_candidate(self, vault_path: str) -> str | None:
         agent = self.agent_dir() + "/"
