@@ -17,6 +17,13 @@ Record = dict[str, Any]
 Progress = Callable[[int, int], None]  # (actions done, actions in the plan); the CLI draws a bar
 # The PARA folders under life/, in vault order.
 PARA_KEYS = ("projects", "areas", "resources", "archives")
+# The workspace's own files synced to the vault's agent folder: MEMORY.md, HEARTBEAT.md, the person's USER.md
+# (OpenClaw 2026.9; ``users/<id>/USER.md`` is one per person) and dreaming's diary, DREAMS.md.
+WORKSPACE_FILES = ("MEMORY.md", "HEARTBEAT.md", "USER.md", "DREAMS.md")
+# Files only the agent writes: a person's edit of their note is kept as a conflict copy, never carried.
+READ_ONLY_FILES = frozenset({"workspace/DREAMS.md"})
+# Folder of the per-person USER.md files, ``users/<id>/USER.md``, in the workspace and in the agent folder.
+USERS_DIR = "users"
 SHOWN_SCOPES = 3  # scopes a one-line summary names before "and N more"
 
 

@@ -11,6 +11,9 @@ _UNSEEN = ("Cc", "Cf", "Zl", "Zp")  # control, format, line and paragraph separa
 _WINDOWS_RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
 MAX_NAME = 120
 DAILY_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
+# A note the agent keeps for one moment of a day: OpenClaw's session notes (``2026-12-01-1430.md``, with ``-2``
+# when that name is taken) and slugged notes (``2026-12-01-vendor-pitch.md``).
+SESSION_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})-[^/]+\.md$")
 
 
 def name_problem(name: str) -> str | None:
@@ -67,3 +70,20 @@ def daily_date(name: str) -> date | None:
         return date(int(m[1]), int(m[2]), int(m[3]))
     except ValueError:
         return None
+
+
+def session_date(name: str) -> date | None:
+    """The day a session or slugged note's file name (``2026-12-01-1430.md``) belongs to; None for any other
+    name, a daily note's included, and for an impossible date."""
+    m = SESSION_NAME.match(name)
+    if not m:
+        return None
+    try:
+        return date(int(m[1]), int(m[2]), int(m[3]))
+    except ValueError:
+        return None
+
+
+def day_note_date(name: str) -> date | None:
+    """The day a note shown with its day stands for: a daily note or a session note of that day."""
+    return daily_date(name) or session_date(name)

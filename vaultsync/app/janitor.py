@@ -30,7 +30,7 @@ from vaultsync.memory.archive import (
 from vaultsync.memory.sections import Section, SectionsError, due, expired, holds_p0, parse_sections, split_lines
 from vaultsync.memory.sizes import BOOTSTRAP_FILES, size_problems
 from vaultsync.model import AGENT, ExitCode, Problem, Report, Severity
-from vaultsync.names import daily_date
+from vaultsync.names import day_note_date
 from vaultsync.options import PassOptions
 from vaultsync.system.fs import atomic_write, read_or_none, remove_checked, settle
 from vaultsync.write_path.write import OwnWrites, WriteRequest, write
@@ -204,14 +204,15 @@ def _archived(section: Section, archive: str) -> ArchivedSection:
 
 
 def _daily_notes(cfg: Config, today: date, result: JanitorResult) -> None:
-    """Move daily notes older than ``keep_daily_days`` to ``memory/archive/daily/``, keeping their names."""
+    """Move daily notes older than ``keep_daily_days`` to ``memory/archive/daily/``, keeping their names; a day's
+    session notes (``2026-11-02-1430.md``) go with it, as they are shown with it."""
     keep = cfg.janitor.keep_daily_days
     folder = cfg.workspace / "memory"
     if not keep or not folder.is_dir():
         return
     oldest = today - timedelta(days=keep)
     for path in sorted(folder.iterdir()):
-        day = daily_date(path.name) if path.suffix == ".md" else None
+        day = day_note_date(path.name) if path.suffix == ".md" else None
         if day is None or day >= oldest or path.is_symlink() or not path.is_file():
             continue
         rel, to_rel = f"memory/{path.name}", f"{DAILY_ARCHIVE_DIR}/{path.name}"

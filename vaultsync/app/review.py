@@ -38,6 +38,7 @@ from vaultsync.memory.tree import MemEntity, scan_memory
 from vaultsync.model import AGENT, PERSON, ExitCode, Problem, Severity
 from vaultsync.system.fs import atomic_write, read_or_none
 from vaultsync.system.program import ProgramFailed, run_program
+from vaultsync.text.markers import dropped
 from vaultsync.vault.layout import VaultLayout, slug_of
 from vaultsync.write_path.write import OwnWrites, WriteRequest, write
 
@@ -347,4 +348,19 @@ def _external(cfg: Config, rel: str, summary: str, facts: list[Any], result: Rev
         why = f"exit {done.returncode}" if done.returncode else "an empty answer"
         result.problems.append(Problem(cfg.review.command, f"{why}; {rel} unchanged", Severity.WARNING))
         return None
-    return done.stdout if done.stdout.endswith("\n") else done.stdout + "\n"
+    new = done.stdout if done.stdout.endswith("\n") else done.stdout + "\n"
+    lost = dropped(summary, new)
+    if lost:
+        # OpenClaw reads these back (memory-wiki's human notes, dreaming's blocks, a promoted entry's lineage):
+        # a summariser that rewrote the prose around them must not take them away.
+        first = lost[0].splitlines()[0].strip()
+        result.problems.append(
+            Problem(
+                cfg.review.command,
+                f"its summary drops {len(lost)} of OpenClaw's marked lines or blocks (the first: {first}); keep "
+                f"them as they are; {rel} unchanged",
+                Severity.WARNING,
+            )
+        )
+        return None
+    return new

@@ -60,3 +60,21 @@ def decide(base: Any, memory: Any, vault: Any, same: Callable[[Any, Any], bool],
     if conflict:
         return Decision(Outcome.CONFLICT, merged, conflict)
     return Decision(Outcome.MERGED, merged)
+
+
+READ_ONLY = "the agent alone writes this file, so an edit of its note is not carried to memory"
+
+
+def decide_read_only(base: Any, memory: Any, vault: Any) -> Decision:
+    """A file only the agent writes (DREAMS.md, dreaming's diary): memory's version is the one both sides hold.
+
+    A person's edit of the note is never carried, and never lost either: it is a conflict, whose copy keeps the
+    edit beside the note while the note goes back to memory's text. A deleted note comes back.
+    """
+    if memory is UNKNOWN or vault is UNKNOWN:
+        return Decision(Outcome.SKIP, base)
+    if memory == vault:
+        return Decision(Outcome.SAME if memory == base else Outcome.CONVERGED, memory)
+    if vault is None or vault == base:
+        return Decision(Outcome.TO_VAULT, memory)
+    return Decision(Outcome.CONFLICT, memory, READ_ONLY)

@@ -10,10 +10,10 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
-from vaultsync.core.decide import decide
+from vaultsync.core.decide import decide, decide_read_only
 from vaultsync.core.units import World, same
-from vaultsync.keys import ENTITY, FACT
-from vaultsync.model import EntityContent, Record, canonical
+from vaultsync.keys import ENTITY, FACT, FILE, mem_path_of
+from vaultsync.model import READ_ONLY_FILES, EntityContent, Record, canonical
 
 _MISSING = object()
 
@@ -205,6 +205,9 @@ MERGERS = {FACT: merge_records, ENTITY: merge_entities}
 
 
 def decide_all(world: World) -> None:
-    for state in world.units.values():
+    for key, state in world.units.items():
+        if state.kind == FILE and mem_path_of(key) in READ_ONLY_FILES:
+            state.decision = decide_read_only(state.base, state.memory, state.vault)
+            continue
         merger = MERGERS.get(state.kind, merge_files)
         state.decision = decide(state.base, state.memory, state.vault, same(state.kind), merger)

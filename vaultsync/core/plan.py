@@ -17,7 +17,7 @@ from vaultsync.config import Config
 from vaultsync.core.decide import UNKNOWN, Outcome
 from vaultsync.core.scope import Context, Names, Planned
 from vaultsync.core.units import World, encode_base, plain
-from vaultsync.keys import ENTITY, FACT, mem_path_of, rel_of, scope_of, split_fact_key
+from vaultsync.keys import ENTITY, FACT, FILE, mem_path_of, rel_of, scope_of, split_fact_key
 from vaultsync.memory.tree import MemoryScan, Summary
 from vaultsync.model import Conflict, EntityContent, Problem, Record, SideChange, canonical
 from vaultsync.state.entry import BaseEntry
@@ -64,6 +64,8 @@ class Plan:
     names: dict[str, Names] = field(default_factory=dict)  # every entity's display name and aliases after the pass
     own: dict[str, Names] = field(default_factory=dict)  # those of the entities this plan renders
     widen: str = ""  # why a scoped pass must run in full instead; nothing else of the plan is complete then
+    # A mirrored file's base should its memory write be refused: the file as this pass read it (see ``kept_upserts``).
+    read_bases: dict[str, BaseEntry] = field(default_factory=dict)
 
 
 def display_name(content: EntityContent | None, wrapper: dict[str, Any], rel: str) -> str:
@@ -202,6 +204,8 @@ class PlanTarget:
                 continue
             assert state.decision is not None
             result = state.decision.result
+            if state.kind == FILE and isinstance(state.memory, bytes) and result != state.memory:
+                self.plan.read_bases[key] = BaseEntry(encode_base(FILE, state.memory), {})
             if result is None:
                 if key in base:
                     self.plan.deletes.append(key)

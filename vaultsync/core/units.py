@@ -16,13 +16,15 @@ from vaultsync.core.world import World
 from vaultsync.keys import ENTITY, FACT, FILE, entity_key, fact_key, file_key, kind_of, split_fact_key
 from vaultsync.memory.identity import assign_notes
 from vaultsync.memory.tree import MemEntity, MemoryScan
-from vaultsync.model import EntityContent, Problem, Record, Severity, canonical
+from vaultsync.model import USERS_DIR, EntityContent, Problem, Record, Severity, canonical
+from vaultsync.names import daily_date
 from vaultsync.state.entry import BaseEntry, json_text
 from vaultsync.vault.layout import VaultLayout, slug_of
 from vaultsync.vault.scan import EMPTY_NOTE, Note, VaultScan
 
-# Vault notes that may create their memory file; any other new note in a mirrored folder is the person's own.
-CREATABLE = ("workspace/MEMORY.md", "workspace/HEARTBEAT.md")
+# Vault notes that may create their memory file (and daily notes, and a person's ``users/<id>/USER.md``); any
+# other new note in a mirrored folder is the person's own: a session note or DREAMS.md only the agent starts.
+CREATABLE = ("workspace/MEMORY.md", "workspace/HEARTBEAT.md", "workspace/USER.md")
 
 
 def decode_base(kind: str, entry: BaseEntry | None) -> Any:
@@ -103,7 +105,11 @@ def gather(
         managed = (
             state is not None
             or mem_path in CREATABLE
-            or (mem_path.startswith("workspace/memory/") and layout.daily_of_note(note.path) is not None)
+            or (mem_path.startswith(f"workspace/{USERS_DIR}/") and mem_path.endswith("/USER.md"))
+            or (
+                mem_path.startswith("workspace/memory/")
+                and daily_date(layout.daily_of_note(note.path) or "") is not None
+            )
         )
         if not managed:
             world.foreign.append(note.path)

@@ -14,6 +14,7 @@ from pathlib import Path
 from vaultsync.core.plan import Action, Plan
 from vaultsync.errors import FileChanged
 from vaultsync.model import Problem, Progress, Severity
+from vaultsync.state.entry import BaseEntry
 from vaultsync.system.fs import (
     Replaced,
     WrittenLate,
@@ -185,3 +186,25 @@ def _carry_out(action: Action, tmp: Path | None, trash_dir: Path, keep_dirs: set
 def _failed(applied: ApplyOutcome, action: Action, why: str, severity: Severity = Severity.ERROR) -> None:
     applied.failed_keys.update(action.keys)
     applied.problems.append(Problem(action.shown, why, severity))
+
+
+def kept_upserts(plan: Plan, applied: ApplyOutcome, failed: set[str]) -> dict[str, BaseEntry]:
+    """The base rows a pass records once ``plan`` is applied: those of the units written whole, and for a mirrored
+    file whose note now holds the pass's result while its memory write was refused (the agent rewrote the file
+    after the pass read it: dreaming, a consolidation), the file as the pass read it.
+
+    That version is what both sides descend from now: the note is it plus the person's edits, the memory file it
+    plus the agent's newer rewrite. Left at the older base, the note would seem to hold the agent's earlier
+    changes as edits of its own, which the rewrite changes again: a false conflict. With it, the next pass merges
+    the person's edits with the rewrite as any other pair of edits.
+    """
+    upserts = {k: v for k, v in plan.upserts.items() if k not in failed}
+    done = {id(a) for a in applied.done}
+    for key, entry in plan.read_bases.items():
+        if key not in failed or key in upserts:
+            continue
+        mine = [a for a in plan.actions if key in a.keys]
+        memory_refused = any(a.side == "memory" and id(a) not in done for a in mine)
+        if memory_refused and all(id(a) in done for a in mine if a.side == "vault"):
+            upserts[key] = entry
+    return upserts

@@ -17,7 +17,7 @@ from vaultsync.core.plan import Plan
 from vaultsync.core.planner import make_plan
 from vaultsync.core.scope import Names
 from vaultsync.core.units import World, gather
-from vaultsync.engine.apply import ApplyOutcome
+from vaultsync.engine.apply import ApplyOutcome, kept_upserts
 from vaultsync.engine.finish import (
     BaseSave,
     Closing,
@@ -262,7 +262,7 @@ class _End:
         report.files_written = sum(1 for a in applied.done if a.op == "write")
         self.leaving.append(_leaving(cfg, layout, found.vault, found.world.foreign, applied, self.narrowed, plan.names))
         failed = applied.failed_keys | {old for new, old in found.renamed.items() if new in applied.failed_keys}
-        upserts = {k: v for k, v in plan.upserts.items() if k not in failed}
+        upserts = kept_upserts(plan, applied, failed)
         return upserts, [k for k in plan.deletes if k not in failed], found.world.ids(), ()
 
     def closing(self) -> Closing:

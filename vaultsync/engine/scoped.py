@@ -89,10 +89,14 @@ def standing_unread(cfg: Config, layout: VaultLayout, narrowed: Narrowed) -> lis
 
 def dated(cfg: Config, layout: VaultLayout, files: Iterable[str]) -> bool:
     """Whether a daily note in scope is kept in a date sub-folder (``Daily/2026/11/``) rather than where the
-    config puts it: a scoped scan reads notes where the layout says, so it would take that one for deleted."""
+    config puts it, or a session note or import where an earlier vaultsync put it: a scoped scan reads notes where
+    the layout says, so it would take that one for deleted."""
     missing = set()
     for mem_path in files:
         note = layout.file_note(mem_path)
+        legacy = layout.legacy_note(mem_path)
+        if legacy and (cfg.vault / legacy).exists():
+            return True  # kept where an earlier vaultsync put it (and maybe in its new place too): a full scan tells
         if note and layout.daily_of_note(note) and not (cfg.vault / note).exists():
             missing.add(note.rpartition("/")[2])
     return bool(missing) and bool(find_daily_notes(cfg.vault, layout, missing))

@@ -19,7 +19,7 @@ from vaultsync.core.moves import moved_walk, plan_moves
 from vaultsync.core.plan import Plan
 from vaultsync.core.planner import Planner, make_plan
 from vaultsync.core.scope import Planned
-from vaultsync.engine.apply import ApplyOutcome
+from vaultsync.engine.apply import ApplyOutcome, kept_upserts
 from vaultsync.engine.batches import Batch, FirstWalk, Read, note_blobs
 from vaultsync.engine.finish import (
     BaseSave,
@@ -220,7 +220,7 @@ class _SecondWalk:
         self.new_conflicts.update((c.copy_path, (c.key, c.detail)) for c in plan.conflicts)
         failures = applied.failed_keys | {old for new, old in scanned.renamed.items() if new in applied.failed_keys}
         known.names |= plan.own
-        upserts = {k: v for k, v in plan.upserts.items() if k not in failures}
+        upserts = kept_upserts(plan, applied, failures)
         return upserts, [k for k in plan.deletes if k not in failures], scanned.world.ids(), ()
 
     def closing(self) -> Closing:

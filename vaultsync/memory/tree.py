@@ -20,9 +20,10 @@ from vaultsync.memory.items import (
     may_hold_surrogates,
     parse_items,
 )
-from vaultsync.model import PARA_KEYS, EntityContent, Problem, Record, Severity
+from vaultsync.model import PARA_KEYS, WORKSPACE_FILES, EntityContent, Problem, Record, Severity
 from vaultsync.names import daily_date, fold, name_problem
 from vaultsync.system.fs import BEING_WRITTEN, BeingWritten, is_leftover, read_whole
+from vaultsync.system.users import user_files
 from vaultsync.text.decoding import NotText, decode, strip_bom
 from vaultsync.text.yamlcore import YamlError, parse_properties, split_note
 
@@ -274,7 +275,7 @@ class _Scanner:
 
     # -- workspace -------------------------------------------------------------------------------------
     def walk_workspace(self) -> None:
-        for name in ("MEMORY.md", "HEARTBEAT.md"):
+        for name in [*WORKSPACE_FILES, *user_files(self.workspace)]:
             path = self.workspace / name
             if path.is_symlink():
                 self.problem(path, "symbolic link, not followed")

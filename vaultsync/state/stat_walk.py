@@ -12,6 +12,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vaultsync.model import USERS_DIR, WORKSPACE_FILES
+from vaultsync.system.users import user_files
+
 RACY_NS = 2_000_000_000  # coarser than any file system's timestamps (FAT keeps 2 s)
 
 Stat = list[int]
@@ -36,7 +39,7 @@ class MemoryWalk:
 def walk_memory(workspace: Path, life: Path) -> MemoryWalk:
     """Stat what ``scan_memory`` reads (a superset: extra files only make a pass run when they change)."""
     walk = MemoryWalk(time.time_ns())
-    for name in ("MEMORY.md", "HEARTBEAT.md"):
+    for name in [*WORKSPACE_FILES, *user_files(workspace)]:
         with contextlib.suppress(OSError):
             walk.entries[f"workspace/{name}"] = _entry(os.lstat(workspace / name), walk.started_ns)
     _walk(walk, "workspace/memory", workspace / "memory")
@@ -121,8 +124,9 @@ def walk_named(workspace: Path, life: Path, keys: Iterable[str], carried: Mappin
 
 def _walked_path(workspace: Path, life: Path, key: str) -> Path | None:
     """Where the file ``key`` names is, when ``walk_memory`` would list it there; None otherwise."""
-    if key in ("workspace/MEMORY.md", "workspace/HEARTBEAT.md"):
-        return workspace / key.removeprefix("workspace/")
+    rest = key.removeprefix("workspace/")
+    if rest in WORKSPACE_FILES or (rest.startswith(f"{USERS_DIR}/") and rest in user_files(workspace)):
+        return workspace / rest
     if key.startswith("workspace/memory/"):
         top, parts = workspace / "memory", key.removeprefix("workspace/memory/").split("/")
     elif key.startswith("life/"):

@@ -140,6 +140,7 @@ class Replaced:
     fd: int
     seen: bytes  # what the compare-and-swap read through ``fd``
     ours: bytes | None  # what the pass put at ``path``; None when it deleted the file
+    inode: int = 0  # the inode of the file the pass put there; 0 when it deleted the file
 
 
 def put(tmp: Path, path: Path, expected: bytes | object | None = ..., ours: bytes = b"") -> Replaced | None:
@@ -179,11 +180,12 @@ def put(tmp: Path, path: Path, expected: bytes | object | None = ..., ours: byte
         if seen != expected or os.stat(path).st_ino != os.fstat(fd).st_ino:
             tmp.unlink(missing_ok=True)
             raise FileChanged(str(path))
+        mine = os.stat(tmp).st_ino
         _swap_in(tmp, path, os.fstat(fd).st_ino)
     except BaseException:
         os.close(fd)
         raise
-    return Replaced(path, fd, seen, ours)
+    return Replaced(path, fd, seen, ours, mine)
 
 
 def settle(replaced: Replaced) -> None:
@@ -191,15 +193,19 @@ def settle(replaced: Replaced) -> None:
 
     The name then holds what it would have held had the pass not written: the late writer's version, followed
     by whatever was appended to the pass's version since (a deleted file comes back as the late writer left
-    it). FileChanged says the pass's write was undone (its unit waits for the next pass, which merges the two);
-    WrittenLate that the name was written anew since, so the late version could not go back and the caller
-    must keep it elsewhere.
+    it). FileChanged says the pass's write was undone, or that another writer renamed its own file over it since
+    (either way its unit waits for the next pass, which merges the two); WrittenLate that the name was written
+    anew since, so the late version could not go back and the caller must keep it elsewhere.
     """
     try:
         late = _read_fd(replaced.fd)
     finally:
         os.close(replaced.fd)
     if late == replaced.seen:
+        if replaced.inode and _inode(replaced.path) != replaced.inode:
+            # Another writer renamed its own file over the pass's since (OpenClaw's temporary file and rename,
+            # made from what it read before the pass wrote): the pass's write no longer stands.
+            raise FileChanged(str(replaced.path))
         return
     ours = replaced.ours
     for _ in range(3):  # each retry means yet another write to the name meanwhile
@@ -224,6 +230,13 @@ def settle(replaced: Replaced) -> None:
             settle(again)
         raise FileChanged(str(replaced.path))
     raise WrittenLate(str(replaced.path), late)
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except FileNotFoundError:
+        return None
 
 
 def _swap_in(tmp: Path, path: Path, checked: int) -> None:

@@ -11,11 +11,18 @@ from dataclasses import dataclass
 
 from vaultsync.config import Layout
 from vaultsync.keys import entity_key, fact_key, file_key, is_entity, is_fact, mem_path_of, rel_of, split_fact_key
-from vaultsync.model import PARA_KEYS
-from vaultsync.names import daily_date
+from vaultsync.model import PARA_KEYS, USERS_DIR, WORKSPACE_FILES
+from vaultsync.names import day_note_date, name_problem, session_date
 
 FACTS_DIR = "facts"
 CONFLICT_MARK = ".vaultsync-conflict-"  # in the name of a conflict copy vaultsync keeps beside a note
+IMPORTS = "imports"  # memory/imports/: memory OpenClaw copied from other agents (Claude Code, Codex, Hermes)
+
+
+def user_file(rest: str) -> bool:
+    """Whether the workspace path ``rest`` is a person's own USER.md, ``users/<id>/USER.md``."""
+    parts = rest.split("/")
+    return len(parts) == 3 and parts[0] == USERS_DIR and parts[2] == "USER.md" and name_problem(parts[1]) is None
 
 
 def slug_of(rel: str) -> str:
@@ -58,15 +65,17 @@ class VaultLayout:
         """Vault path of a memory file (``workspace/...`` or ``life/...``), None when it has no place."""
         root, _, rest = mem_path.partition("/")
         if root == "workspace":
-            if rest in ("MEMORY.md", "HEARTBEAT.md"):
+            if rest in WORKSPACE_FILES or user_file(rest):
                 return f"{self.agent_dir()}/{rest}"
             sub = rest.removeprefix("memory/")
             if sub == rest:
                 return None
-            if "/" not in sub and daily_date(sub):
-                return self.daily_note(sub)
+            if "/" not in sub and day_note_date(sub):
+                return self.daily_note(sub)  # a session note beside its day's daily note
             if sub.startswith("archive/"):
                 return f"{self.agent_archive_dir()}/{sub.removeprefix('archive/')}"
+            if sub.startswith(f"{IMPORTS}/"):
+                return f"{self.agent_dir()}/{sub}"
             return f"{self.agent_dir()}/memory/{sub}"
         if root == "life":
             para, _, under = rest.partition("/")
@@ -107,10 +116,11 @@ class VaultLayout:
         return parts[0] not in tops and all(p[:1].isdigit() for p in parts)
 
     def daily_of_note(self, vault_path: str) -> str | None:
-        """The daily note's file name (``2026-11-27.md``) a note in the daily folder or a date sub-folder of it
-        stands for, wherever the person keeps it there; None for any other note."""
+        """The file name in memory/ (``2026-11-27.md``, or a session note's ``2026-11-27-1430.md``) a note in the
+        daily folder or a date sub-folder of it stands for, wherever the person keeps it there; None for any
+        other note."""
         folder, _, name = vault_path.rpartition("/")
-        return name if daily_date(name) and self.in_daily(folder) else None
+        return name if day_note_date(name) and self.in_daily(folder) else None
 
     # -- vault -> memory -------------------------------------------------------------------------------
     def file_for_note(self, vault_path: str) -> str | None:
@@ -120,17 +130,28 @@ class VaultLayout:
         if daily is not None:
             return f"workspace/memory/{daily}"
         candidate = self._file_candidate(vault_path)
-        if candidate and self.file_note(candidate) == vault_path:
+        if candidate and vault_path in (self.file_note(candidate), self.legacy_note(candidate)):
             return candidate
         return None
+
+    def legacy_note(self, mem_path: str) -> str | None:
+        """Where vaultsync put a session note or an import before they had places of their own (the agent
+        folder's ``memory/``). A note found there is read and written where it is, so a vault made then goes on
+        syncing rather than taking it for deleted; new ones go to their new places."""
+        sub = mem_path.removeprefix("workspace/memory/")
+        if sub == mem_path or not (("/" not in sub and session_date(sub)) or sub.startswith(f"{IMPORTS}/")):
+            return None
+        return f"{self.agent_dir()}/memory/{sub}"
 
     def _file_candidate(self, vault_path: str) -> str | None:
         agent = self.agent_dir() + "/"
         archive = self.agent_archive_dir() + "/"
         if vault_path.startswith(agent):
             rest = vault_path[len(agent) :]
-            if rest in ("MEMORY.md", "HEARTBEAT.md"):
+            if rest in WORKSPACE_FILES or rest.startswith(f"{USERS_DIR}/"):
                 return f"workspace/{rest}"
+            if rest.startswith(f"{IMPORTS}/"):
+                return f"workspace/memory/{rest}"
             if rest.startswith("memory/"):
                 return f"workspace/{rest}"
             if rest.startswith("life/"):

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from vaultsync.model import Problem, Severity
-from vaultsync.names import daily_date, name_problem
+from vaultsync.names import daily_date, day_note_date, name_problem
 from vaultsync.system.fs import BEING_WRITTEN, BeingWritten, is_leftover, read_whole
 from vaultsync.text.decoding import NotText, decode
 from vaultsync.vault.layout import CONFLICT_MARK, FACTS_DIR, VaultLayout, slug_of
@@ -229,6 +229,13 @@ class _Scanner:
         if self.listing:
             self.scan.files[mem_path] = Note(rel_path, b"")
             return
+        twin = self.scan.files.get(mem_path)
+        if twin is not None:
+            # A note where vaultsync once put the file and one where it goes now: either may be the person's.
+            problem = f"two notes stand for {mem_path.removeprefix('workspace/')}: {twin.path} and this one; keep one"
+            self.scan.problems.append(Problem(rel_path, f"{problem}; both left untouched on both sides", standing=True))
+            self.scan.files[mem_path] = Note(twin.path, b"", broken=True)
+            return
         note = self.read(rel_path, "file")
         if note:
             self.scan.files[mem_path] = note
@@ -257,13 +264,14 @@ class _Scanner:
                 continue
             elif CONFLICT_MARK in entry.name:
                 self.candidate(path)
-            elif daily_date(entry.name):
+            elif day_note_date(entry.name):
                 mem_path = f"workspace/memory/{entry.name}"
                 twin = self.scan.files.get(mem_path)
                 if twin is None:
                     self.candidate(path)
                 else:
-                    problem = f"two notes stand for the daily note {entry.name}: {twin.path} and this one; keep one"
+                    kind = "daily note" if daily_date(entry.name) else "session note"
+                    problem = f"two notes stand for the {kind} {entry.name}: {twin.path} and this one; keep one"
                     self.scan.problems.append(
                         Problem(path, f"{problem}; both left untouched on both sides", standing=True)
                     )
