@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from vaultsync.app.obsidian import DEFAULT_URL as OBSIDIAN_URL
     from vaultsync.app.obsidian import Installed
     from vaultsync.app.obsidian import install as install_obsidian_plugin
+    from vaultsync.app.openclaw import Planned
+    from vaultsync.app.openclaw import install as install_openclaw_plugin
     from vaultsync.app.recall import Hit, Recaller, RecallOptions, RecallResult, parse_kinds, recall
     from vaultsync.app.review import ReviewResult, review
     from vaultsync.app.review import fix as review_fix
@@ -69,6 +71,7 @@ if TYPE_CHECKING:
         NotARepository,
         NotBuilt,
         NotFound,
+        OpenClawRefused,
         PortUnavailable,
         ScheduleError,
         Stale,
@@ -160,6 +163,8 @@ _SURFACE = {
     "install_obsidian_plugin": "vaultsync.app.obsidian:install",
     "Installed": "vaultsync.app.obsidian",
     "OBSIDIAN_URL": "vaultsync.app.obsidian:DEFAULT_URL",
+    "install_openclaw_plugin": "vaultsync.app.openclaw:install",
+    "Planned": "vaultsync.app.openclaw",
     "install_schedule": "vaultsync.app.schedule:install",
     "remove_schedule": "vaultsync.app.schedule:remove",
     "schedule_status": "vaultsync.app.schedule:status",
@@ -177,6 +182,7 @@ _SURFACE = {
     "VaultsyncError": "vaultsync.errors",
     "ConfigError": "vaultsync.errors",
     "LockHeld": "vaultsync.errors",
+    "OpenClawRefused": "vaultsync.errors",
     "Stopped": "vaultsync.errors",
     "Stale": "vaultsync.errors",
     "Invalid": "vaultsync.errors",
@@ -224,8 +230,10 @@ __all__ = [
     "NotARepository",
     "NotBuilt",
     "NotFound",
+    "OpenClawRefused",
     "OpenConflict",
     "PassOptions",
+    "Planned",
     "PortUnavailable",
     "RecallOptions",
     "RecallResult",
@@ -261,6 +269,7 @@ __all__ = [
     "history",
     "init_vault",
     "install_obsidian_plugin",
+    "install_openclaw_plugin",
     "install_schedule",
     "install_service",
     "janitor",

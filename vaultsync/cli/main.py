@@ -114,6 +114,10 @@ def _run(args: argparse.Namespace) -> int:
 
             return service_command(path, args)
         cfg = configmod.load(path)
+        if args.command == "openclaw":  # needs no git: OpenClaw keeps the plugin, not the vault
+            from vaultsync.cli.openclaw import openclaw_command
+
+            return openclaw_command(cfg, args)
     except ConfigError as exc:
         print(f"vaultsync: {exc}", file=sys.stderr)
         return ExitCode.USAGE
