@@ -88,9 +88,7 @@ def plugin_folder() -> Path:
     return configmod.data_dir() / "openclaw-plugin"
 
 
-def install(
-    cfg: Config, *, mode: str = "supplement", url: str = DEFAULT_URL, source: Path | None = None
-) -> Planned:
+def install(cfg: Config, *, mode: str = "supplement", url: str = DEFAULT_URL, source: Path | None = None) -> Planned:
     """Copy the plugin, link it into OpenClaw and write its settings; run again, it updates the files and the
     settings. Raises ``OpenClawRefused`` naming the command that failed and what OpenClaw said."""
     if mode not in MODES:

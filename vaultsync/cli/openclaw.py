@@ -47,5 +47,5 @@ def openclaw_command(cfg: Config, args: argparse.Namespace) -> int:
         return ExitCode.CLEAN
     print(f"installed the OpenClaw plugin vaultsync-memory from {done.folder}, in {done.mode} mode")
     print(f"it calls {done.base_url} with the token in {done.token_file}")
-    print("next: keep `vaultsync serve` running (vaultsync service install); OpenClaw loads the plugin at its next start")
+    print("next: keep `vaultsync serve` running (vaultsync service install); OpenClaw loads it at its next start")
     return ExitCode.CLEAN
