@@ -2,7 +2,8 @@
 them, each ok or the problem and the one command that fixes it.
 
 A link that fails leaves the links that stand on it unchecked (``skip``, saying which), so the first ``fail`` is
-the one to fix first. OpenClaw not on PATH is ``skip`` too: a machine that runs no agent is not broken. Nothing
+the one to fix first. OpenClaw neither configured nor on PATH is ``skip`` too: a machine that runs no agent is
+not broken; its plugin's line reads OpenClaw's config file, so it costs no start of ``openclaw``. Nothing
 here writes, and nothing waits long: the remote gets ``PROBE_SECONDS``, the API a few seconds.
 """
 
@@ -235,32 +236,30 @@ def _openclaw(cfg: Config | None, url: str, found: Diagnosis) -> None:
     except ConfigError as exc:
         found.add("openclaw", "fail", str(exc), "openclaw doctor")
         return
-    entry = setup.entry if setup else None
-    if entry is None:
-        if shutil.which("openclaw") is None and setup is None:
+    if setup is None or setup.entry is None:
+        if setup is None and shutil.which("openclaw") is None:
             found.add("openclaw", "skip", "not installed (openclaw is not on PATH)")
         else:
             where = f" ({setup.config_path})" if setup else ""
             found.add("openclaw", "fail", f"the vaultsync-memory plugin is not set up in OpenClaw{where}", OPENCLAW_FIX)
         return
-    assert setup is not None
+    entry = setup.entry
     if entry.get("enabled") is False:
         found.add("openclaw", "fail", "the vaultsync-memory plugin is disabled", ENABLE_FIX)
         return
     settings = entry.get("config") if isinstance(entry.get("config"), dict) else {}
     mode = settings.get("mode") if settings.get("mode") in openclaw.MODES else "supplement"
     fix = OPENCLAW_FIX + (" --mode slot" if mode == "slot" else "")
-    wrong = _openclaw_wrong(cfg, url, setup, entry, mode)
+    wrong = _openclaw_wrong(cfg, url, setup, mode)
     if wrong:
         found.add("openclaw", "fail", "; ".join(wrong), fix)
     else:
         found.add("openclaw", "ok", f"vaultsync-memory installed in {mode} mode, pointing at {url}")
 
 
-def _openclaw_wrong(
-    cfg: Config | None, url: str, setup: openclaw.OpenClawSetup, entry: dict[str, Any], mode: str
-) -> list[str]:
+def _openclaw_wrong(cfg: Config | None, url: str, setup: openclaw.OpenClawSetup, mode: str) -> list[str]:
     """What keeps the installed plugin from working with this vaultsync, each said in a few words."""
+    entry = setup.entry or {}
     wrong = []
     ours = [p for p in setup.load_paths if _plugin_id(p) == openclaw.PLUGIN_ID]
     if not ours:
