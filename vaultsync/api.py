@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from vaultsync.app.obsidian import DEFAULT_URL as OBSIDIAN_URL
     from vaultsync.app.obsidian import Installed
     from vaultsync.app.obsidian import install as install_obsidian_plugin
+    from vaultsync.app.openclaw import Planned
+    from vaultsync.app.openclaw import install as install_openclaw_plugin
     from vaultsync.app.recall import Hit, Recaller, RecallOptions, RecallResult, parse_kinds, recall
     from vaultsync.app.review import ReviewResult, review
     from vaultsync.app.review import fix as review_fix
@@ -71,6 +73,7 @@ if TYPE_CHECKING:
         NotARepository,
         NotBuilt,
         NotFound,
+        OpenClawRefused,
         PortUnavailable,
         ScheduleError,
         Stale,
@@ -166,6 +169,8 @@ _SURFACE = {
     "install_obsidian_plugin": "vaultsync.app.obsidian:install",
     "Installed": "vaultsync.app.obsidian",
     "OBSIDIAN_URL": "vaultsync.app.obsidian:DEFAULT_URL",
+    "install_openclaw_plugin": "vaultsync.app.openclaw:install",
+    "Planned": "vaultsync.app.openclaw",
     "install_schedule": "vaultsync.app.schedule:install",
     "remove_schedule": "vaultsync.app.schedule:remove",
     "schedule_status": "vaultsync.app.schedule:status",
@@ -184,6 +189,7 @@ _SURFACE = {
     "VaultsyncError": "vaultsync.errors",
     "ConfigError": "vaultsync.errors",
     "LockHeld": "vaultsync.errors",
+    "OpenClawRefused": "vaultsync.errors",
     "Stopped": "vaultsync.errors",
     "Stale": "vaultsync.errors",
     "Invalid": "vaultsync.errors",
@@ -206,18 +212,18 @@ __all__ = [
     "BUDGET", "MEMORY_FILE", "OBSIDIAN_URL", "Ambiguous", "Answer", "Answers", "Captured", "Check", "ConfigError",
     "Context", "DailyNote", "Diagnosis", "Entity", "ExtractResult", "Found", "FoundVault", "FoundWorkspace",
     "History", "HistoryChange", "HistoryError", "Hit", "InitResult", "Installed", "Invalid", "JanitorResult",
-    "LockHeld", "MemorySection", "NotARepository", "NotBuilt", "NotFound", "OpenConflict", "PassOptions",
-    "PortUnavailable", "RecallOptions", "RecallResult", "Recaller", "Resolved", "ReviewResult", "ScheduleError",
-    "ScheduleStatus", "ServiceOutcome", "ServiceStatus", "Stale", "Stopped", "Superseded", "UsageError", "Vault",
-    "VaultsyncError", "Written", "absolute_config", "accept", "append_daily", "check_interval", "context",
-    "count_facts", "daily_note", "daily_path", "decide_proposed", "diagnose", "extract", "find_setup",
-    "fingerprint", "forget", "get_entity", "get_fact", "git_missing", "history", "init_vault",
-    "install_obsidian_plugin", "install_schedule", "install_service", "janitor", "kind_of", "latest_review_note",
-    "life_of", "list_entities", "load_token", "memory_sections", "memory_text", "open_conflicts", "overview",
-    "parse_kinds", "patch", "proposed_facts", "recall", "recent_runs", "refused", "regenerate_summaries",
-    "remember", "remove_schedule", "remove_service", "resolve_conflict", "restart_service", "restore", "review",
-    "review_fix", "run_service", "schedule_status", "service_status", "status", "summary", "supersede", "sync",
-    "watch", "write_log",
+    "LockHeld", "MemorySection", "NotARepository", "NotBuilt", "NotFound", "OpenClawRefused", "OpenConflict",
+    "PassOptions", "Planned", "PortUnavailable", "RecallOptions", "RecallResult", "Recaller", "Resolved",
+    "ReviewResult", "ScheduleError", "ScheduleStatus", "ServiceOutcome", "ServiceStatus", "Stale", "Stopped",
+    "Superseded", "UsageError", "Vault", "VaultsyncError", "Written", "absolute_config", "accept", "append_daily",
+    "check_interval", "context", "count_facts", "daily_note", "daily_path", "decide_proposed", "diagnose",
+    "extract", "find_setup", "fingerprint", "forget", "get_entity", "get_fact", "git_missing", "history",
+    "init_vault", "install_obsidian_plugin", "install_openclaw_plugin", "install_schedule", "install_service",
+    "janitor", "kind_of", "latest_review_note", "life_of", "list_entities", "load_token", "memory_sections",
+    "memory_text", "open_conflicts", "overview", "parse_kinds", "patch", "proposed_facts", "recall", "recent_runs",
+    "refused", "regenerate_summaries", "remember", "remove_schedule", "remove_service", "resolve_conflict",
+    "restart_service", "restore", "review", "review_fix", "run_service", "schedule_status", "service_status",
+    "status", "summary", "supersede", "sync", "watch", "write_log",
 ]
 # fmt: on
 

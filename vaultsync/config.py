@@ -180,6 +180,12 @@ def default_config() -> Path:
     return Path(_dirs().user_config_path) / "config.toml"
 
 
+def data_dir() -> Path:
+    """The user's data folder (``$XDG_DATA_HOME/vaultsync``): files vaultsync installs for other programs to load,
+    which must stay where they were put while the package itself is upgraded or moved."""
+    return Path(_dirs().user_data_path)
+
+
 def crash_dir() -> Path:
     """Where a crash's full traceback is written: the user's state folder (``$XDG_STATE_HOME/vaultsync``), never
     the vault or the memory, which a crash must not add files to."""

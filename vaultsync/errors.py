@@ -140,6 +140,10 @@ class NotBuilt(ConfigError):
     """The package holds no built plugin: a source checkout where the plugin was never built."""
 
 
+class OpenClawRefused(RuntimeError):
+    """An ``openclaw`` command of ``vaultsync openclaw install`` failed; the message names it and what it said."""
+
+
 class ScheduleError(RuntimeError):
     """The schedule cannot be read or changed; nothing was changed. The message says what to install or fix."""
 

@@ -15,7 +15,7 @@ export default tseslint.config(
   {
     files: ["test/**/*.mjs", "scripts/**/*.mjs", "eslint.config.js"],
     languageOptions: {
-      globals: { process: "readonly", console: "readonly", fetch: "readonly", URL: "readonly", setTimeout: "readonly" },
+      globals: { process: "readonly", console: "readonly", fetch: "readonly", URL: "readonly", Buffer: "readonly", setTimeout: "readonly" },
     },
   },
 );

@@ -1,14 +1,15 @@
 """``vaultsync doctor`` on a whole chain: a vault with a remote, a service that owns the pass, a real ``serve``,
 the vault plugin installed and enabled. Every check is ok and the exit code 0; then one link is broken at a time
 (the token file deleted, ``serve`` stopped, the remote renamed) and doctor names that link and the command that
-fixes it, and exits 1. OpenClaw absent is reported as not installed; present (a stand-in ``openclaw`` printing
-what ``openclaw config get`` prints), its plugin's config is read and compared with this vault's.
+fixes it, and exits 1. OpenClaw absent is reported as not installed; present (its config file as ``vaultsync
+openclaw install`` leaves it), its plugin's config is read from that file and compared with this vault's.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from helpers import REPO
 from helpers.server import free_port
 from helpers.twoway import Env
 
@@ -136,40 +138,59 @@ def test_a_missing_config_is_the_first_link_and_the_rest_wait(tmp_path: Path) ->
     assert "fix: vaultsync init" in done.stdout and "skip  remote" in done.stdout
 
 
-def _stand_in_openclaw(folder: Path, entry: object) -> str:
-    """A program named ``openclaw`` answering ``config get ... --json`` with ``entry`` (as the real one prints an
-    entry) and ``--version``: the real one needs Node 24, which these tests do not install."""
+def _stand_in_openclaw(folder: Path) -> str:
+    """A program named ``openclaw`` answering ``--version`` (the versions line asks it): the real one needs Node
+    24, which these tests do not install. The plugin's line reads OpenClaw's config file, not this program."""
     folder.mkdir()
     script = folder / "openclaw"
     script.write_text(
-        "#!/bin/sh\n"
-        'if [ "$1" = "--version" ]; then echo "OpenClaw 2026.9.6"; exit 0; fi\n'
-        'if [ "$1 $2 $3" = "config get plugins.entries.vaultsync-memory" ]; then\n'
-        f"  echo {json.dumps(json.dumps(entry))}; exit 0\nfi\n"
-        "exit 1\n",
-        encoding="utf-8",
+        '#!/bin/sh\nif [ "$1" = "--version" ]; then echo "OpenClaw 2026.9.6"; exit 0; fi\nexit 1\n', encoding="utf-8"
     )
     script.chmod(0o755)
     return f"{folder}{os.pathsep}{os.environ['PATH']}"
+
+
+def _openclaw_config(home: Path, plugin: Path, entry: dict[str, object], slot: str = "memory-core") -> None:
+    """OpenClaw's config as ``openclaw plugins install --link`` and ``config set`` leave it, in JSON5."""
+    state = home / ".openclaw"
+    state.mkdir(exist_ok=True)
+    plugins = {"load": {"paths": [str(plugin)]}, "slots": {"memory": slot}, "entries": {"vaultsync-memory": entry}}
+    (state / "openclaw.json").write_text(f"// written by OpenClaw\n{json.dumps({'plugins': plugins})}\n", "utf-8")
 
 
 def test_the_openclaw_plugins_config_is_compared_with_this_vault(
     chain: Env, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     env = chain
+    for name in ("OPENCLAW_HOME", "OPENCLAW_STATE_DIR", "OPENCLAW_CONFIG_PATH", "OPENCLAW_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    home = Path(os.environ["HOME"])
+    plugin = tmp_path / "plugin"
+    shutil.copytree(REPO / "vaultsync" / "openclaw_plugin", plugin)
     with _serving(env, free_port()) as url:
         _set_up(env, url)
-        good = {"enabled": True, "config": {"baseUrl": url, "tokenFile": str(env.cfg.token_path), "mode": "supplement"}}
-        monkeypatch.setenv("PATH", _stand_in_openclaw(tmp_path / "good", good))
+        monkeypatch.setenv("PATH", _stand_in_openclaw(tmp_path / "bin"))
+        settings = {"baseUrl": url, "tokenFile": str(env.cfg.token_path), "mode": "supplement"}
+        good = {"enabled": True, "hooks": {"allowConversationAccess": True}, "config": settings}
+        _openclaw_config(home, plugin, good)
         code, checks = _doctor(env)
         assert code == 0, checks
         assert checks["openclaw"]["detail"] == f"vaultsync-memory installed in supplement mode, pointing at {url}"
         assert "openclaw 2026.9.6" in checks["versions"]["detail"]
 
         wrong = {"enabled": True, "config": {"baseUrl": "http://127.0.0.1:1", "tokenFile": "/elsewhere/token"}}
-        monkeypatch.setenv("PATH", _stand_in_openclaw(tmp_path / "wrong", wrong))
+        _openclaw_config(home, plugin, wrong)
         code, checks = _doctor(env)
         assert code == 1 and _failed(checks) == ["openclaw"]
         assert "baseUrl is http://127.0.0.1:1" in checks["openclaw"]["detail"]
         assert "tokenFile is /elsewhere/token" in checks["openclaw"]["detail"]
+        assert "hooks.allowConversationAccess is not true" in checks["openclaw"]["detail"]
         assert checks["openclaw"]["fix"] == "vaultsync openclaw install"
+
+        (plugin / "index.js").write_text("export default {};\n", encoding="utf-8")  # an older vaultsync's copy
+        _openclaw_config(home, plugin, {**good, "config": {**settings, "mode": "slot"}})
+        code, checks = _doctor(env)
+        assert code == 1 and _failed(checks) == ["openclaw"]
+        assert f"the plugin in {plugin} is not the one this vaultsync ships" in checks["openclaw"]["detail"]
+        assert "slot mode, but the memory slot is memory-core's" in checks["openclaw"]["detail"]
+        assert checks["openclaw"]["fix"] == "vaultsync openclaw install --mode slot"

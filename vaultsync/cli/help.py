@@ -113,6 +113,15 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
         ("vaultsync obsidian install", "copy the plugin and write its address and token"),
         ("vaultsync obsidian install --url http://127.0.0.1:8766", "for a serve on another port"),
     ],
+    "openclaw": [
+        ("vaultsync openclaw install", "the OpenClaw plugin beside memory-core, pointed at the API"),
+        ("vaultsync openclaw install --mode slot", "instead of memory-core, which it disables"),
+    ],
+    "openclaw install": [
+        ("vaultsync openclaw install", "link the packaged plugin into OpenClaw and write its settings"),
+        ("vaultsync openclaw install --url http://127.0.0.1:8766", "for a serve on another port"),
+        ("vaultsync openclaw install --json", "what was run (or is to be run), as JSON"),
+    ],
     "watch": [
         ("vaultsync watch", "a pass shortly after files change, until Ctrl-C"),
         ("vaultsync watch --json", "each pass's report as one line of JSON"),

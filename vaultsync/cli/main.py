@@ -113,6 +113,10 @@ def _run(args: argparse.Namespace) -> int:
 
             return service_command(path, args)
         cfg = configmod.load(path)
+        if args.command == "openclaw":  # needs no git: OpenClaw keeps the plugin, not the vault
+            from vaultsync.cli.openclaw import openclaw_command
+
+            return openclaw_command(cfg, args)
     except ConfigError as exc:
         return fail_on(asked_json(args), exc)
     from vaultsync.api import git_missing

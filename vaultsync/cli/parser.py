@@ -3,7 +3,7 @@ docs/cli.md are all read from.
 
 It is its own module because it is what a person sees of the command line, apart from how ``cli.py`` runs a
 command; the commands are added in the order ``--help`` lists them, and a command whose handling lives in its own
-face module (janitor/review/extract, completion, obsidian) adds its sub-parser from there.
+face module (janitor/review/extract, completion, obsidian, openclaw) adds its sub-parser from there.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from vaultsync.cli import curation as cli_curation
 from vaultsync.cli import doctor as cli_doctor
 from vaultsync.cli import help as cli_help
 from vaultsync.cli import obsidian as cli_obsidian
+from vaultsync.cli import openclaw as cli_openclaw
 from vaultsync.cli import service as cli_service
 from vaultsync.cli.args import PORT, Parser, count, interval
 
@@ -42,6 +43,7 @@ def build() -> argparse.ArgumentParser:
     cli_curation.add_commands(sub, common)
     cli_completion.add_command(sub, parser)
     cli_obsidian.add_command(sub, common)
+    cli_openclaw.add_command(sub, common)
     _watch_command(sub, common)
     _lookup_commands(sub, common)
     _server_commands(sub, common)
