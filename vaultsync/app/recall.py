@@ -18,6 +18,7 @@ from datetime import date
 from typing import Any
 
 from vaultsync.app.facts import vault_folders
+from vaultsync.app.hit_notes import existing_notes
 from vaultsync.config import Config
 from vaultsync.core import rank
 from vaultsync.core.periods import Period, period
@@ -137,12 +138,22 @@ def recall(cfg: Config, query: str, options: RecallOptions | None = None) -> Rec
     try:
         folders = vault_folders(cfg)
         try:
-            return search(index, query, options, folders)
+            return _located(cfg, search(index, query, options, folders))
         except IndexBroken:
             index = rebuild(cfg, index)
-            return search(index, query, options, folders)
+            return _located(cfg, search(index, query, options, folders))
     finally:
         index.close()
+
+
+def _located(cfg: Config, result: RecallResult) -> RecallResult:
+    """The result with every hit's ``vault_path`` a note that exists (``app/hit_notes.py``)."""
+    paths = existing_notes(cfg, [hit.vault_path for hit in result.hits])
+    result.hits = [
+        hit if hit.vault_path == path else replace(hit, vault_path=path)
+        for hit, path in zip(result.hits, paths, strict=True)
+    ]
+    return result
 
 
 def _with_person(cfg: Config, options: RecallOptions) -> RecallOptions:
@@ -180,10 +191,10 @@ class Recaller:
         folders = vault_folders(self.cfg)
         options = _with_person(self.cfg, options or RecallOptions())
         try:
-            return search(index, query, options, folders)
+            return _located(self.cfg, search(index, query, options, folders))
         except IndexBroken:
             index = local.index = rebuild(self.cfg, index)
-            return search(index, query, options, folders)
+            return _located(self.cfg, search(index, query, options, folders))
 
 
 def search(
