@@ -92,6 +92,9 @@ class Hit:
 class RecallResult:
     query: str
     hits: list[Hit] = field(default_factory=list)
+    # The entities a word of the query names in the index's names table (memory paths), whatever the hits: the
+    # context a plugin asks for looks names up here rather than among the best hits. Not part of the JSON.
+    named: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"query": self.query, "hits": [hit.to_json() for hit in self.hits]}
@@ -230,6 +233,7 @@ def search(
                 found.setdefault(c.doc, c)
     candidates = list(found.values())
     q = _question(index, query, query_terms, named_period, options.person)
+    result.named = tuple(sorted(q.entities))
     ranked = rank.rank(candidates, index.rows(rank.neighbour_ids(candidates)), q)
     ordered = rank.order(ranked, q, options.recency)
     result.hits = [_hit(r, planned, options.explain) for r in ordered[:limit]]
