@@ -143,6 +143,10 @@ def test_an_entity_with_facts_and_no_summary_is_named(env: Env) -> None:
     assert [e["entity"] for e in found.entities] == ["areas/people/bo-lindqvist"]
     assert found.text.startswith("## bo-lindqvist (areas/people/bo-lindqvist)")
     assert "Malmo test lab [bo-lindqvist-001]" in found.text
+    assert found.entities[0]["note"] is None  # no pass has written its note yet: no path that leads nowhere
+    assert env.sync().exit_code == 0
+    note = context(env.cfg, "Is Bo Lindqvist joining the offsite?", 2000).entities[0]["note"]
+    assert note is not None and (env.vault / note).is_file()
 
 
 def test_an_entity_many_other_summaries_mention_is_named(env: Env) -> None:

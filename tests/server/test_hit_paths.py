@@ -37,7 +37,7 @@ def test_recall_and_context_answer_daily_notes_where_they_are(env: Env) -> None:
     moved = _in_year_folders(env)
     assert moved
     client = TestClient(create_app(env.cfg, TOKEN), base_url="http://127.0.0.1")
-    answered = []
+    answered, notes = [], []
     for q in QUESTIONS:
         r = client.get("/recall", params={"q": q, "limit": 50}, headers=AUTH)
         assert r.status_code == 200, r.text
@@ -45,6 +45,8 @@ def test_recall_and_context_answer_daily_notes_where_they_are(env: Env) -> None:
         r = client.get("/context", params={"q": q, "budget": 50000}, headers=AUTH)
         assert r.status_code == 200, r.text
         answered += r.json()["hits"]
+        notes += [e["note"] for e in r.json()["entities"]]
+    assert notes and [n for n in notes if n is None or not (env.vault / n).is_file()] == []
     daily = [h["vault_path"] for h in answered if h["kind"] == "daily" and daily_date(h["path"].rsplit("/")[-1])]
     assert daily and set(daily) <= moved
     assert "Daily/2026/11/2026-11-30.md" in daily

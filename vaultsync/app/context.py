@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vaultsync.app.entities import Entity, get_entity
+from vaultsync.app.hit_notes import existing_notes
 from vaultsync.app.recall import Hit, RecallOptions, RecallResult, recall
 from vaultsync.config import Config
 from vaultsync.errors import NotFound, UsageError
@@ -104,8 +105,9 @@ def context(
                 kept.append({"id": fact.id, "fact": fact.record.get("fact"), "status": "active"})
                 shown.add((entity.ref.entity, fact.id))
         ref = entity.ref
+        [note] = existing_notes(cfg, [ref.note])  # a path the plugin can open, or None before the first pass
         result.entities.append(
-            {"entity": ref.entity, "name": entity.name, "note": ref.note, "summary": summary, "facts": kept}
+            {"entity": ref.entity, "name": entity.name, "note": note, "summary": summary, "facts": kept}
         )
     topic = _topic(query)
     found = ask(topic, RecallOptions(limit=HITS * 2, active_only=True)).hits if topic else []
