@@ -178,3 +178,14 @@ def test_a_named_entitys_summary_is_not_repeated_among_related_memories(env: Env
     assert found.entities[0]["entity"] == SARAH
     assert not [h for h in found.hits if h["kind"] == "summary" and h["entity"] == SARAH]
     assert found.text.count("the lead of Project Atlas") == 1
+
+
+def test_an_entity_whose_every_name_word_other_entities_share_is_named(env: Env) -> None:
+    """``bo`` and ``lindqvist`` each name five entities, too many for ranking to take either as a name; the
+    message still holds the whole name of one of them."""
+    for other in ("bo-ek", "bo-berg", "bo-holm", "bo-sand", "anna-lindqvist", "erik-lindqvist", "karl-lindqvist"):
+        _entity(env, f"areas/people/{other}", [f"{other} works at the Malmo office"])
+    _entity(env, "areas/people/lisa-lindqvist", ["Lisa Lindqvist works in Lund"])
+    _entity(env, "areas/people/bo-lindqvist", ["Bo Lindqvist runs the Malmo test lab"])
+    found = context(env.cfg, "Is Bo Lindqvist joining the offsite?", 2000)
+    assert [e["entity"] for e in found.entities] == ["areas/people/bo-lindqvist"]

@@ -152,10 +152,15 @@ def _named(cfg: Config, ask: Search, query: str, words: set[str]) -> list[Entity
         if hit.entity:
             titles.setdefault(str(hit.entity), []).extend(_title(hit.text))
     text = fold(query)
+    names = {
+        rel: [_words(rel.rsplit("/", 1)[-1].replace("-", " ")), *titles.get(rel, [])]
+        for rel in dict.fromkeys([*answer.named, *titles])
+    }
+    # Those the message names by their slug or a hit's title first: only the rest need their title read.
+    ordered = sorted(names, key=lambda rel: not any(name and _holds(query, words, name) for name in names[rel]))
     found: list[tuple[int, Entity]] = []
-    for rel in list(dict.fromkeys([*answer.named, *titles]))[:LOOKED_UP]:
-        slug = _words(rel.rsplit("/", 1)[-1].replace("-", " "))
-        named = [slug, *titles.get(rel, [])]
+    for rel in ordered[:LOOKED_UP]:
+        named = names[rel]
         try:
             entity = get_entity(cfg, rel)
         except (NotFound, ValueError):
