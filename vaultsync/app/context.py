@@ -24,6 +24,8 @@ from vaultsync.config import Config
 from vaultsync.errors import NotFound, UsageError
 from vaultsync.names import fold
 from vaultsync.state.recall_query import UNSPACED_RUN
+from vaultsync.text.markdown import first_h1
+from vaultsync.text.yamlcore import split_note
 
 __all__ = ["BUDGET", "Context", "context"]
 
@@ -33,7 +35,8 @@ FACTS_PER_ENTITY = 12
 HITS = 8
 SUMMARY_CHARS = 300
 CANDIDATES = 10  # summary hits looked at to find the entities a message names
-LOOKED_UP = 12  # entities read to see whether the message holds their whole name
+CHECKED = 100  # entities a message's name words point at whose whole name is compared with the message
+LOOKED_UP = 12  # entities the message names that are read, before the first MAX_ENTITIES are kept
 BRACKETS = re.compile("[()\uff08\uff09]")  # a title's other name is in brackets, ASCII or full-width
 # Words that carry a conversation rather than a topic: greetings, thanks, requests to the assistant, the words
 # every sentence has. A message made only of these ("thanks, that is all for today", "write me a poem") asks
@@ -156,21 +159,33 @@ def _named(cfg: Config, ask: Search, query: str, words: set[str]) -> list[Entity
         rel: [_words(rel.rsplit("/", 1)[-1].replace("-", " ")), *titles.get(rel, [])]
         for rel in dict.fromkeys([*answer.named, *titles])
     }
-    # Those the message names by their slug or a hit's title first: only the rest need their title read.
-    ordered = sorted(names, key=lambda rel: not any(name and _holds(query, words, name) for name in names[rel]))
     found: list[tuple[int, Entity]] = []
-    for rel in ordered[:LOOKED_UP]:
+    for rel in list(names)[:CHECKED]:
         named = names[rel]
+        if not any(name and _holds(query, words, name) for name in named):
+            named += _title(f"# {_heading(cfg, rel)}")  # read only when the slug and the hits do not name it
+        held = [name for name in named if name and _holds(query, words, name)]
+        if not held:
+            continue
         try:
             entity = get_entity(cfg, rel)
         except (NotFound, ValueError):
             continue
-        named += _title(f"# {entity.name}")
-        held = [name for name in named if name and _holds(query, words, name)]
-        if held:
-            found.append((min(_at(text, w) for name in held for w in name), entity))
+        found.append((min(_at(text, w) for name in held for w in name), entity))
+        if len(found) == LOOKED_UP:
+            break
     found.sort(key=lambda pair: pair[0])
     return [entity for _, entity in found[:MAX_ENTITIES]]
+
+
+def _heading(cfg: Config, rel: str) -> str:
+    """The title of the entity's summary (its first ``# `` heading), "" without one: the name a summary gives."""
+    try:
+        raw = (cfg.life / rel / "summary.md").read_bytes()
+    except OSError:  # none, or unreadable: the slug is its only name here, as a pass would report the file
+        return ""
+    _, body = split_note(raw.decode("utf-8", "replace"))
+    return first_h1(body) or ""
 
 
 def _at(text: str, word: str) -> int:
