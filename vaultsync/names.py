@@ -10,6 +10,10 @@ _FORBIDDEN = re.compile(r'[\\/:*?"<>|#^\[\]]')
 _UNSEEN = ("Cc", "Cf", "Zl", "Zp")  # control, format, line and paragraph separator characters
 _WINDOWS_RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
 MAX_NAME = 120
+# Bytes the names made from an entity's folder name add to it: fact ids (``<slug>-001``, ``<slug>-m1000``), a
+# note's name for an id-less fact (``<slug>-1a2b3c``) and the ``~2`` a taken name gets.
+SLUG_ROOM = 12
+MAX_SLUG = MAX_NAME - SLUG_ROOM
 DAILY_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
 # A note the agent keeps for one moment of a day: OpenClaw's session notes (``2026-12-01-1430.md``, with ``-2``
 # when that name is taken) and slugged notes (``2026-12-01-vendor-pitch.md``).
@@ -42,6 +46,30 @@ def name_problem(name: str) -> str | None:
     if len(name.encode()) > MAX_NAME:
         return f"name {name[:20]!r}... is longer than {MAX_NAME} bytes"
     return None
+
+
+def slug_problem(slug: str) -> str | None:
+    """Why ``slug`` cannot name a new entity, or None when it can: it must be a name (``name_problem``) with room
+    left for the names made from it, or the entity's first fact would get an id no pass can hold."""
+    problem = name_problem(slug)
+    if problem:
+        return problem
+    size = len(slug.encode())
+    if size > MAX_SLUG:
+        return (
+            f"entity name {slug[:20]!r}... is {size} bytes; a new entity's folder name may be at most {MAX_SLUG}"
+            f" bytes (UTF-8), so that its fact ids ({slug[:8]}...-001) stay within the {MAX_NAME}-byte name limit;"
+            " choose a shorter slug"
+        )
+    return None
+
+
+def derived_problem(name: str) -> str | None:
+    """Why a name vaultsync makes (a fact id minted from the entity's pattern) cannot be written, with the fix."""
+    problem = name_problem(name)
+    if problem and len(name.encode()) > MAX_NAME:
+        return f"{problem}: the id made from the entity's name would not fit; choose a shorter slug for the entity"
+    return problem
 
 
 def composed(name: str) -> str:

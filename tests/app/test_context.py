@@ -125,3 +125,67 @@ def test_a_chinese_message_names_its_entity_without_spaces(env: Env) -> None:
     assert found.text.startswith("## 王芳 (areas/people/wang-fang)") and "乌龙茶" in found.text
     assert context(env.cfg, "李伟的工厂参观是哪天", 2000).entities[0]["entity"] == LIWEI
     assert context(env.cfg, "芳喜欢喝什么茶", 2000).entities == []  # a part of a name names nobody
+
+
+def _entity(env: Env, rel: str, facts: list[str], summary: str | None = None) -> None:
+    folder = env.life / rel
+    folder.mkdir(parents=True)
+    slug = rel.rsplit("/", 1)[-1]
+    records = [{"id": f"{slug}-{n:03d}", "fact": f, "status": "active"} for n, f in enumerate(facts, 1)]
+    (folder / "items.json").write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+    if summary is not None:
+        (folder / "summary.md").write_text(summary, encoding="utf-8")
+
+
+def test_an_entity_with_facts_and_no_summary_is_named(env: Env) -> None:
+    _entity(env, "areas/people/bo-lindqvist", ["Bo Lindqvist runs the Malmo test lab"])
+    found = context(env.cfg, "Is Bo Lindqvist joining the offsite?", 2000)
+    assert [e["entity"] for e in found.entities] == ["areas/people/bo-lindqvist"]
+    assert found.text.startswith("## bo-lindqvist (areas/people/bo-lindqvist)")
+    assert "Malmo test lab [bo-lindqvist-001]" in found.text
+    assert found.entities[0]["note"] is None  # no pass has written its note yet: no path that leads nowhere
+    assert env.sync().exit_code == 0
+    note = context(env.cfg, "Is Bo Lindqvist joining the offsite?", 2000).entities[0]["note"]
+    assert note is not None and (env.vault / note).is_file()
+
+
+def test_an_entity_many_other_summaries_mention_is_named(env: Env) -> None:
+    mention = "Priya Raman reviewed it. Priya Raman signed off. Ask Priya Raman, or Priya Raman's team."
+    for n in range(14):
+        _entity(env, f"projects/rollout-{n:02d}", [f"Rollout {n} ships in spring"], f"# Rollout {n}\n\n{mention}\n")
+    _entity(
+        env,
+        "areas/people/priya-raman",
+        ["Priya Raman prefers written agendas"],
+        "# Priya Raman\n\nQuality lead at the Eindhoven plant; joined from a medical-device maker in 2021.\n",
+    )
+    found = context(env.cfg, "What does Priya Raman prefer?", 4000)
+    assert found.entities and found.entities[0]["entity"] == "areas/people/priya-raman"
+    assert "prefers written agendas" in found.text
+
+
+def test_a_long_message_still_names_the_entity_it_holds(env: Env) -> None:
+    """Words rarer than the name (those of other notes) took every place among the summaries looked at."""
+    record = {"lease": "Alder Street", "deposit": "renewed", "supplier": "Brightlake Optics", "shorthand": "afternoons"}
+    message = f"Can you check this with Sarah Chen?\n{json.dumps(record, indent=2)}"
+    found = context(env.cfg, message, 4000)
+    assert found.entities and found.entities[0]["entity"] == SARAH
+    assert found.text.startswith("## Sarah Chen (areas/people/sarah-chen)")
+
+
+def test_a_named_entitys_summary_is_not_repeated_among_related_memories(env: Env) -> None:
+    found = context(env.cfg, "Sarah Chen hardware engineering manager", 20_000)
+    assert found.entities[0]["entity"] == SARAH
+    assert not [h for h in found.hits if h["kind"] == "summary" and h["entity"] == SARAH]
+    assert found.text.count("the lead of Project Atlas") == 1
+
+
+def test_an_entity_whose_every_name_word_other_entities_share_is_named(env: Env) -> None:
+    """``bo`` and ``lindqvist`` each name five entities, too many for ranking to take either as a name; the
+    message still holds the whole name of one of them."""
+    for other in ("bo-ek", "bo-berg", "bo-holm", "bo-sand", "anna-lindqvist", "erik-lindqvist", "karl-lindqvist"):
+        _entity(env, f"areas/people/{other}", [f"{other} works at the Malmo office"])
+    _entity(env, "areas/people/lisa-lindqvist", ["Lisa Lindqvist works in Lund"])
+    _entity(env, "areas/people/bo-lindqvist", ["Bo Lindqvist runs the Malmo test lab"])
+    found = context(env.cfg, "Is Bo Lindqvist joining the offsite?", 2000)
+    assert [e["entity"] for e in found.entities] == ["areas/people/bo-lindqvist"]

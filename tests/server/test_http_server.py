@@ -116,3 +116,21 @@ def test_the_config_path_as_spelled_does_not_cost_a_full_pass(env: Env) -> None:
 
     sync(str(env.config_path))
     assert sync(env.config_path.name)["quick"] is True
+
+
+def test_a_new_entity_whose_name_leaves_no_room_for_its_fact_ids_is_422(server: str, env: Env) -> None:
+    """A 117-byte company name was made (201) and its first fact, ``<name>-001``, then skipped by every pass."""
+    long = "深圳市前海微众银行股份有限公司上海分公司数据科学与人工智能研究院区块链部技术组"  # 117 bytes
+    head = env.head()
+    body = {"entity": f"areas/companies/{long}", "fact": "A bank in Shenzhen", "create": True}
+    r = httpx.post(f"{server}/facts", json=body, headers=AUTH, timeout=300)
+    assert r.status_code == 422, r.text
+    [error] = r.json()["detail"]
+    assert error["loc"][-1] == "entity" and "at most 108 bytes" in error["msg"] and "shorter slug" in error["msg"]
+    assert not (env.life / "areas/companies" / long).exists() and env.head() == head
+    body["entity"] = f"areas/companies/{long[:36]}"
+    r = httpx.post(f"{server}/facts", json=body, headers=AUTH, timeout=300)
+    assert r.status_code == 201, r.text
+    assert (env.vault / r.json()["fact"]["note"]).is_file()
+    r = httpx.post(f"{server}/sync", headers=AUTH, timeout=300)
+    assert r.status_code == 200 and r.json()["exit_code"] == 0, r.text

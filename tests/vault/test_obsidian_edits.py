@@ -125,3 +125,24 @@ def test_a_new_fact_note_without_text_waits_for_its_text(env: Env) -> None:
     env.sync()
     assert env.fact_by_text(SARAH, "Sarah Chen prefers morning calls")["timestamp"] == "2026-11-30"
     assert not new.exists()
+
+
+def test_a_fact_note_in_an_entity_whose_name_leaves_no_room_for_its_id_waits(env: Env) -> None:
+    """The id a pass gives the person's note (``<slug>-001``) would pass the 120-byte name rule and be skipped by
+    every later pass: the note waits, with the limit and the fix, until the folder has a shorter name."""
+    long = "深圳市前海微众银行股份有限公司上海分公司数据科学与人工智能研究院区块链部技术组"  # 117 bytes
+    facts = env.vault / "2 Areas/companies" / long / "facts"
+    facts.mkdir(parents=True)
+    (facts.parent / f"{long}.md").write_text(f"# {long}\n\nA bank's research lab.\n", encoding="utf-8")
+    note = facts / "Untitled.md"
+    text = "---\ncategory: context\n---\nThe lab works on payment ledgers\n"
+    note.write_text(text, encoding="utf-8")
+
+    report = env.sync()
+
+    assert note.read_text(encoding="utf-8") == text
+    said = [p.message for p in report.problems if p.path.endswith("Untitled.md")]
+    assert said and "120 bytes" in said[0] and "shorter slug" in said[0], report.problems
+    held = env.life / "areas/companies" / long / "items.json"
+    assert not held.exists() or "payment ledgers" not in held.read_text(encoding="utf-8")
+    assert env.sync().exit_code == report.exit_code

@@ -18,11 +18,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vaultsync.app.entities import Entity, get_entity
+from vaultsync.app.hit_notes import existing_notes
 from vaultsync.app.recall import Hit, RecallOptions, RecallResult, recall
 from vaultsync.config import Config
 from vaultsync.errors import NotFound, UsageError
 from vaultsync.names import fold
 from vaultsync.state.recall_query import UNSPACED_RUN
+from vaultsync.text.markdown import first_h1
+from vaultsync.text.yamlcore import split_note
 
 __all__ = ["BUDGET", "Context", "context"]
 
@@ -32,6 +35,8 @@ FACTS_PER_ENTITY = 12
 HITS = 8
 SUMMARY_CHARS = 300
 CANDIDATES = 10  # summary hits looked at to find the entities a message names
+CHECKED = 100  # entities a message's name words point at whose whole name is compared with the message
+LOOKED_UP = 12  # entities the message names that are read, before the first MAX_ENTITIES are kept
 BRACKETS = re.compile("[()\uff08\uff09]")  # a title's other name is in brackets, ASCII or full-width
 # Words that carry a conversation rather than a topic: greetings, thanks, requests to the assistant, the words
 # every sentence has. A message made only of these ("thanks, that is all for today", "write me a poem") asks
@@ -103,12 +108,14 @@ def context(
                 kept.append({"id": fact.id, "fact": fact.record.get("fact"), "status": "active"})
                 shown.add((entity.ref.entity, fact.id))
         ref = entity.ref
+        [note] = existing_notes(cfg, [ref.note])  # a path the plugin can open, or None before the first pass
         result.entities.append(
-            {"entity": ref.entity, "name": entity.name, "note": ref.note, "summary": summary, "facts": kept}
+            {"entity": ref.entity, "name": entity.name, "note": note, "summary": summary, "facts": kept}
         )
     topic = _topic(query)
     found = ask(topic, RecallOptions(limit=HITS * 2, active_only=True)).hits if topic else []
-    hits = [h for h in found if h.score >= min_score and _fresh(h, shown)][:HITS]
+    own = {ref["entity"] for ref in result.entities}  # their summaries are shown above already
+    hits = [h for h in found if h.score >= min_score and _fresh(h, shown) and not _own_summary(h, own)][:HITS]
     if hits and lines.add("## Related memories"):
         for hit in hits:
             if lines.add(_hit_line(hit)):
@@ -137,23 +144,54 @@ def _topic(text: str) -> str:
 
 
 def _named(cfg: Config, ask: Search, query: str, words: set[str]) -> list[Entity]:
-    """The entities whose name the message holds: every word of the folder's slug (``sarah-chen``), or of the
-    summary's title, is in it. Candidates come from the recall index (summaries matching the words), so no
-    walk of the memory is needed."""
-    found: list[Entity] = []
-    candidates = ask(query, RecallOptions(limit=CANDIDATES, kinds=("summary",))).hits
-    for rel in dict.fromkeys(str(h.entity) for h in candidates if h.entity):
-        titles = [name for h in candidates if h.entity == rel for name in _title(h.text)]
-        named = [_words(rel.rsplit("/", 1)[-1].replace("-", " ")), *titles]
+    """The entities whose name the message holds: every word of the folder's slug (``sarah-chen``), or of its
+    summary's title, is in it; in the order the message names them. Candidates are looked up by name in the
+    recall index's names table (``RecallResult.named``), so an entity with facts and no summary is found, and one
+    that many other summaries mention is not crowded out of them; the best summary hits add the entities a
+    title in brackets names. No walk of the memory is needed."""
+    answer = ask(query, RecallOptions(limit=CANDIDATES, kinds=("summary",)))
+    titles: dict[str, list[set[str]]] = {}
+    for hit in answer.hits:
+        if hit.entity:
+            titles.setdefault(str(hit.entity), []).extend(_title(hit.text))
+    text = fold(query)
+    names = {
+        rel: [_words(rel.rsplit("/", 1)[-1].replace("-", " ")), *titles.get(rel, [])]
+        for rel in dict.fromkeys([*answer.named, *titles])
+    }
+    found: list[tuple[int, Entity]] = []
+    for rel in list(names)[:CHECKED]:
+        named = names[rel]
         if not any(name and _holds(query, words, name) for name in named):
+            named += _title(f"# {_heading(cfg, rel)}")  # read only when the slug and the hits do not name it
+        held = [name for name in named if name and _holds(query, words, name)]
+        if not held:
             continue
         try:
-            found.append(get_entity(cfg, rel))
+            entity = get_entity(cfg, rel)
         except (NotFound, ValueError):
             continue
-        if len(found) == MAX_ENTITIES:
+        found.append((min(_at(text, w) for name in held for w in name), entity))
+        if len(found) == LOOKED_UP:
             break
-    return found
+    found.sort(key=lambda pair: pair[0])
+    return [entity for _, entity in found[:MAX_ENTITIES]]
+
+
+def _heading(cfg: Config, rel: str) -> str:
+    """The title of the entity's summary (its first ``# `` heading), "" without one: the name a summary gives."""
+    try:
+        raw = (cfg.life / rel / "summary.md").read_bytes()
+    except OSError:  # none, or unreadable: the slug is its only name here, as a pass would report the file
+        return ""
+    _, body = split_note(raw.decode("utf-8", "replace"))
+    return first_h1(body) or ""
+
+
+def _at(text: str, word: str) -> int:
+    """Where ``word`` first is in the message, for the order of the entities it names; the end when it is not."""
+    at = text.find(word)
+    return at if at >= 0 else len(text)
 
 
 def _title(text: str) -> list[set[str]]:
@@ -172,6 +210,10 @@ def _summary(body: str) -> str:
     if len(text) <= SUMMARY_CHARS:
         return text
     return text[:SUMMARY_CHARS].rsplit(" ", 1)[0] + "…"
+
+
+def _own_summary(hit: Hit, entities: set[str]) -> bool:
+    return hit.kind == "summary" and hit.entity in entities
 
 
 def _fresh(hit: Hit, shown: set[tuple[str | None, str | None]]) -> bool:

@@ -20,6 +20,7 @@ from vaultsync.errors import Invalid
 from vaultsync.memory.items import ItemsDoc
 from vaultsync.memory.new_facts import DATE_FIELDS, BadField, check_date, new_facts
 from vaultsync.model import Record
+from vaultsync.names import derived_problem
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
 from vaultsync.vault.layout import VaultLayout, slug_of
@@ -33,9 +34,14 @@ def new_records(
     held = [r for _, r in records(doc)]
     days = [(text, extra, day or date.today()) for text, extra, day in wanted]
     try:
-        return new_facts(slug_of(rel), held, days, _ever(cfg, rel))
+        made = new_facts(slug_of(rel), held, days, _ever(cfg, rel))
     except BadField as exc:
         raise Invalid(exc.field, exc.message) from None
+    # The ids follow the entity's own pattern, which an old entity with a long name may push past the name rule.
+    problem = next((p for p in (derived_problem(str(r["id"])) for r in made) if p), None)
+    if problem:
+        raise Invalid("entity", problem)
+    return made
 
 
 def _ever(cfg: Config, rel: str) -> set[str]:

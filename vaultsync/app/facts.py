@@ -28,7 +28,7 @@ from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_en
 from vaultsync.memory.items import ItemsDoc, ItemsError, parse_items
 from vaultsync.memory.tree import list_memory
 from vaultsync.model import PARA_KEYS, Record, canonical, json_safe
-from vaultsync.names import fold, name_problem
+from vaultsync.names import fold, name_problem, slug_problem
 from vaultsync.state.base import BaseStore
 from vaultsync.state.files import StateFiles
 from vaultsync.system.fs import read_or_none
@@ -92,12 +92,21 @@ def resolve(cfg: Config, entity: object, field: str = "entity", new: bool = Fals
         raise Ambiguous(entity, exc.candidates, str(exc)) from None
     except UnknownEntity as exc:
         if new and whole:
-            return check_entity(entity, field)
+            return _new_entity(check_entity(entity, field), field)
         if new:
             raise Invalid(
                 field, f"{exc}; a new entity is named by its whole folder under life/, e.g. areas/people/bo"
             ) from None
         raise NotFound(str(exc)) from None
+
+
+def _new_entity(rel: str, field: str) -> str:
+    """A folder for an entity to make, once its name leaves room for the ids made from it (``slug_problem``):
+    checked here, before anything is written, rather than by the next pass that could not hold its facts."""
+    problem = slug_problem(rel.rsplit("/", 1)[-1])
+    if problem:
+        raise Invalid(field, problem)
+    return rel
 
 
 def vault_folders(cfg: Config) -> dict[str, str]:

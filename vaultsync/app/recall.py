@@ -18,6 +18,7 @@ from datetime import date
 from typing import Any
 
 from vaultsync.app.facts import vault_folders
+from vaultsync.app.hit_notes import existing_notes
 from vaultsync.config import Config
 from vaultsync.core import rank
 from vaultsync.core.periods import Period, period
@@ -36,6 +37,7 @@ MIN_COMMON = 1000  # below this many rows a word is cheap to score whatever its 
 RARE_ROWS = 4000  # the rarer words' matches scored when too few pieces hold every word (``plan_terms``)
 ROWS = 8000  # a step matching more rows than this scores the newest this many (``RecallIndex.search``)
 MAX_NAMED = 3  # a query word naming more entities or speakers than this ("project") names none in particular
+NAMES_LOOKED_UP = 20  # entities a word may name and still be looked up, for the context's named entities
 MAX_KEPT = 5  # the rarest words kept after pruning; further ones barely move the top of the list
 # A named period also asks the index for its best rows inside the period: the words alone may not reach them.
 PERIOD_CANDIDATES = 20
@@ -91,6 +93,9 @@ class Hit:
 class RecallResult:
     query: str
     hits: list[Hit] = field(default_factory=list)
+    # The entities a word of the query names in the index's names table (memory paths), whatever the hits: the
+    # context a plugin asks for looks names up here rather than among the best hits. Not part of the JSON.
+    named: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"query": self.query, "hits": [hit.to_json() for hit in self.hits]}
@@ -137,12 +142,22 @@ def recall(cfg: Config, query: str, options: RecallOptions | None = None) -> Rec
     try:
         folders = vault_folders(cfg)
         try:
-            return search(index, query, options, folders)
+            return _located(cfg, search(index, query, options, folders))
         except IndexBroken:
             index = rebuild(cfg, index)
-            return search(index, query, options, folders)
+            return _located(cfg, search(index, query, options, folders))
     finally:
         index.close()
+
+
+def _located(cfg: Config, result: RecallResult) -> RecallResult:
+    """The result with every hit's ``vault_path`` a note that exists (``app/hit_notes.py``)."""
+    paths = existing_notes(cfg, [hit.vault_path for hit in result.hits])
+    result.hits = [
+        hit if hit.vault_path == path else replace(hit, vault_path=path)
+        for hit, path in zip(result.hits, paths, strict=True)
+    ]
+    return result
 
 
 def _with_person(cfg: Config, options: RecallOptions) -> RecallOptions:
@@ -180,10 +195,10 @@ class Recaller:
         folders = vault_folders(self.cfg)
         options = _with_person(self.cfg, options or RecallOptions())
         try:
-            return search(index, query, options, folders)
+            return _located(self.cfg, search(index, query, options, folders))
         except IndexBroken:
             index = local.index = rebuild(self.cfg, index)
-            return search(index, query, options, folders)
+            return _located(self.cfg, search(index, query, options, folders))
 
 
 def search(
@@ -218,7 +233,7 @@ def search(
             if named_period.holds(c.doc.ts):
                 found.setdefault(c.doc, c)
     candidates = list(found.values())
-    q = _question(index, query, query_terms, named_period, options.person)
+    q, result.named = _question(index, query, query_terms, named_period, options.person)
     ranked = rank.rank(candidates, index.rows(rank.neighbour_ids(candidates)), q)
     ordered = rank.order(ranked, q, options.recency)
     result.hits = [_hit(r, planned, options.explain) for r in ordered[:limit]]
@@ -249,19 +264,22 @@ def _candidates(
 
 def _question(
     index: RecallIndex, query: str, query_terms: list[Term], named_period: Period | None, person: str
-) -> rank.Question:
-    """The entities and speakers the query names, and the person when it names them. A name in an unspaced
-    script has no space around it in a question, so every short substring of such a run is looked up; of two
-    names found one inside the other (李伟, 李伟明), the longer is meant."""
+) -> tuple[rank.Question, tuple[str, ...]]:
+    """The entities and speakers the query names, and the person when it names them; with the entities any of
+    its words names, up to ``NAMES_LOOKED_UP`` a word (``RecallResult.named``). A name in an unspaced script
+    has no space around it in a question, so every short substring of such a run is looked up; of two names
+    found one inside the other (李伟, 李伟明), the longer is meant."""
     words = [w for t in query_terms if not t.grams for w in name_words(t.word)]
     inside = index.known_names(unspaced_names(query))
     words += [w for w in inside if not any(w != other and w in other for other in inside)]
-    named = index.named(words, MAX_NAMED)
+    wide = index.named(words, NAMES_LOOKED_UP)
+    named = {word: targets for word, targets in wide.items() if len(targets) <= MAX_NAMED}
+    entities = tuple(dict.fromkeys(t for targets in wide.values() for t in sorted(targets) if not t.startswith("@")))
     own = set(name_words(person))
     if own & set(words):
         for word in own & set(words):
             named.setdefault(word, set()).update({"@me", "@i", "@" + person.strip().lower()})
-    return rank.question(query, named, named_period)
+    return rank.question(query, named, named_period), entities
 
 
 def parse_kinds(text: str | None) -> tuple[str, ...]:

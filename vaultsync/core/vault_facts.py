@@ -14,7 +14,7 @@ from vaultsync.core.world import Minted, UnitState, World
 from vaultsync.keys import ENTITY, FACT, entity_key, fact_key
 from vaultsync.memory.identity import next_fact_id
 from vaultsync.model import Problem, Record, Severity
-from vaultsync.names import composed
+from vaultsync.names import composed, derived_problem
 from vaultsync.vault.layout import slug_of
 from vaultsync.vault.notes import NoteError, entity_content, fact_record, same_value
 from vaultsync.vault.scan import Note, VaultEntity
@@ -274,6 +274,11 @@ def _new_fact(
     taken = known | ids_seen.get(rel, set()) | {str(r.get("id")) for _, r in world.mem_facts.get(rel, {}).values()}
     if not keep_id or not isinstance(fact_id, str):
         fact_id = _mint(world, rel, taken)
+        problem = derived_problem(fact_id)
+        if problem:  # an id no pass could hold: the note waits until the entity's folder has a shorter name
+            world.unit(fact_key(rel, stem), FACT).vault = UNKNOWN
+            world.problems.append(Problem(note.path, f"{problem}; the note is left as it is", standing=True))
+            return
     text = record.pop("fact")
     record = {"id": fact_id, "fact": text, **{k: v for k, v in record.items() if k != "id"}}
     record.setdefault("status", "active")
