@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from vaultsync.app.obsidian import Installed
     from vaultsync.app.obsidian import install as install_obsidian_plugin
     from vaultsync.app.recall import Hit, Recaller, RecallOptions, RecallResult, parse_kinds, recall
+    from vaultsync.app.recall_dense import EmbedReport, embed_recall, semantic_state
     from vaultsync.app.review import ReviewResult, review
     from vaultsync.app.review import fix as review_fix
     from vaultsync.app.review import regenerate as regenerate_summaries
@@ -122,6 +123,9 @@ _SURFACE = {
     "Hit": "vaultsync.app.recall",
     "parse_kinds": "vaultsync.app.recall",
     "recall": "vaultsync.app.recall",
+    "EmbedReport": "vaultsync.app.recall_dense",
+    "embed_recall": "vaultsync.app.recall_dense",
+    "semantic_state": "vaultsync.app.recall_dense",
     "history": "vaultsync.app.history",
     "History": "vaultsync.app.history",
     "HistoryChange": "vaultsync.app.history",
@@ -206,6 +210,7 @@ __all__ = [
     "Context",
     "DailyNote",
     "Diagnosis",
+    "EmbedReport",
     "Entity",
     "ExtractResult",
     "Found",
@@ -251,6 +256,7 @@ __all__ = [
     "daily_path",
     "decide_proposed",
     "diagnose",
+    "embed_recall",
     "extract",
     "find_setup",
     "fingerprint",
@@ -288,6 +294,7 @@ __all__ = [
     "review_fix",
     "run_service",
     "schedule_status",
+    "semantic_state",
     "service_status",
     "status",
     "summary",
