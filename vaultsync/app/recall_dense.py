@@ -131,10 +131,15 @@ def rescore(
     best = max((r.score for r in pool), default=0.0) or 1.0
     cosines = {k: vectors.cosine(question, v) for k, v in stored.items()}
     middle = sorted(cosines.values())[len(cosines) // 2]
+    # A model's cosines crowd into a narrow band (0.7 to 0.9 for e5): spread over the candidates' own range, as
+    # the lexical scores are by the best one, so that both halves of the blend weigh what their share says.
+    low, high = min(cosines.values()), max(cosines.values())
+    spread = (high - low) or 1.0
     out = []
     for r in pool:
         cos = cosines.get(keys[id(r)])
-        score = (1 - WEIGHT) * r.score / best + WEIGHT * (middle if cos is None else cos)
+        near = ((middle if cos is None else cos) - low) / spread
+        score = (1 - WEIGHT) * r.score / best + WEIGHT * near
         parts = dict(r.explain) if explain else {}
         if explain:
             parts["cosine"] = round(cos, 4) if cos is not None else "no vector yet"
