@@ -130,6 +130,9 @@ def test_endpoint_down_answers_lexically_and_says_so(tom: Env) -> None:
     assert out.returncode == 0 and "semantic: lexical only" in out.stdout, out.stdout + out.stderr
     state = semantic_state(down.cfg)
     assert state is not None and "0 of" in state and "unreachable" in state
+    cmd = [sys.executable, "-m", "vaultsync.cli", "status", "--config", str(down.config_path)]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert "semantic re-ranker: 0 of" in out.stdout and "unreachable" in out.stdout, out.stdout + out.stderr
 
 
 def test_only_changed_texts_are_embedded_again(tom: Env, fake: Fake) -> None:
