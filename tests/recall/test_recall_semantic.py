@@ -169,3 +169,25 @@ def test_get_recall_explain_shows_the_semantic_part(tom: Env, fake: Fake) -> Non
     body = answer.json()
     assert body["semantic"] == "on"
     assert body["hits"][0]["text"] == ALLERGY and body["hits"][0]["explain"]["cosine"] > 0.95
+
+
+def test_the_config_table_is_checked(tom: Env) -> None:
+    from vaultsync.config import load
+    from vaultsync.errors import ConfigError
+
+    text = tom.config_path.read_text(encoding="utf-8")
+    for table, said in (
+        ('[recall.embeddings]\nurl = "localhost:11434"\nmodel = "m"\n', "must start with http://"),
+        ('[recall.embeddings]\nurl = "http://127.0.0.1:1/v1/embeddings"\n', "model is empty"),
+        ('[recall.embeddings]\nurl = "http://x"\nmodel = "m"\nkey = "k"\n', "unknown key(s) key"),
+        ("[recall]\nembedings = 1\n", "expected [recall.embeddings]"),
+    ):
+        tom.config_path.write_text(text + "\n" + table, encoding="utf-8")
+        with pytest.raises(ConfigError, match=re.escape(said)):
+            load(tom.config_path)
+    tom.config_path.write_text(
+        text + '\n[recall.embeddings]\nurl = "http://x/v1/embeddings"\nmodel = "m"\nkey_file = "k.txt"\n',
+        encoding="utf-8",
+    )
+    cfg = load(tom.config_path)
+    assert cfg.embeddings.model == "m" and cfg.embeddings_key == tom.config_path.parent.resolve() / "k.txt"
