@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from vaultsync.app.openclaw import Planned
     from vaultsync.app.openclaw import install as install_openclaw_plugin
     from vaultsync.app.recall import Hit, Recaller, RecallOptions, RecallResult, parse_kinds, recall
+    from vaultsync.app.recall_dense import EmbedReport, embed_recall, semantic_state
     from vaultsync.app.review import ReviewResult, review
     from vaultsync.app.review import fix as review_fix
     from vaultsync.app.review import regenerate as regenerate_summaries
@@ -131,6 +132,9 @@ _SURFACE = {
     "Hit": "vaultsync.app.recall",
     "parse_kinds": "vaultsync.app.recall",
     "recall": "vaultsync.app.recall",
+    "EmbedReport": "vaultsync.app.recall_dense",
+    "embed_recall": "vaultsync.app.recall_dense",
+    "semantic_state": "vaultsync.app.recall_dense",
     "history": "vaultsync.app.history",
     "History": "vaultsync.app.history",
     "HistoryChange": "vaultsync.app.history",
@@ -210,20 +214,21 @@ _SURFACE = {
 # fmt: off
 __all__ = [
     "BUDGET", "MEMORY_FILE", "OBSIDIAN_URL", "Ambiguous", "Answer", "Answers", "Captured", "Check", "ConfigError",
-    "Context", "DailyNote", "Diagnosis", "Entity", "ExtractResult", "Found", "FoundVault", "FoundWorkspace",
-    "History", "HistoryChange", "HistoryError", "Hit", "InitResult", "Installed", "Invalid", "JanitorResult",
-    "LockHeld", "MemorySection", "NotARepository", "NotBuilt", "NotFound", "OpenClawRefused", "OpenConflict",
-    "PassOptions", "Planned", "PortUnavailable", "RecallOptions", "RecallResult", "Recaller", "Resolved",
-    "ReviewResult", "ScheduleError", "ScheduleStatus", "ServiceOutcome", "ServiceStatus", "Stale", "Stopped",
-    "Superseded", "UsageError", "Vault", "VaultsyncError", "Written", "absolute_config", "accept", "append_daily",
-    "check_interval", "context", "count_facts", "daily_note", "daily_path", "decide_proposed", "diagnose",
-    "extract", "find_setup", "fingerprint", "forget", "get_entity", "get_fact", "git_missing", "history",
-    "init_vault", "install_obsidian_plugin", "install_openclaw_plugin", "install_schedule", "install_service",
-    "janitor", "kind_of", "latest_review_note", "life_of", "list_entities", "load_token", "memory_sections",
-    "memory_text", "open_conflicts", "overview", "parse_kinds", "patch", "proposed_facts", "recall", "recent_runs",
-    "refused", "regenerate_summaries", "remember", "remove_schedule", "remove_service", "resolve_conflict",
-    "restart_service", "restore", "review", "review_fix", "run_service", "schedule_status", "service_status",
-    "status", "summary", "supersede", "sync", "watch", "write_log",
+    "Context", "DailyNote", "Diagnosis", "EmbedReport", "Entity", "ExtractResult", "Found", "FoundVault",
+    "FoundWorkspace", "History", "HistoryChange", "HistoryError", "Hit", "InitResult", "Installed", "Invalid",
+    "JanitorResult", "LockHeld", "MemorySection", "NotARepository", "NotBuilt", "NotFound", "OpenClawRefused",
+    "OpenConflict", "PassOptions", "Planned", "PortUnavailable", "RecallOptions", "RecallResult", "Recaller",
+    "Resolved", "ReviewResult", "ScheduleError", "ScheduleStatus", "ServiceOutcome", "ServiceStatus", "Stale",
+    "Stopped", "Superseded", "UsageError", "Vault", "VaultsyncError", "Written", "absolute_config", "accept",
+    "append_daily", "check_interval", "context", "count_facts", "daily_note", "daily_path", "decide_proposed",
+    "diagnose", "embed_recall", "extract", "find_setup", "fingerprint", "forget", "get_entity", "get_fact",
+    "git_missing", "history", "init_vault", "install_obsidian_plugin", "install_openclaw_plugin",
+    "install_schedule", "install_service", "janitor", "kind_of", "latest_review_note", "life_of", "list_entities",
+    "load_token", "memory_sections", "memory_text", "open_conflicts", "overview", "parse_kinds", "patch",
+    "proposed_facts", "recall", "recent_runs", "refused", "regenerate_summaries", "remember", "remove_schedule",
+    "remove_service", "resolve_conflict", "restart_service", "restore", "review", "review_fix", "run_service",
+    "schedule_status", "semantic_state", "service_status", "status", "summary", "supersede", "sync", "watch",
+    "write_log",
 ]
 # fmt: on
 

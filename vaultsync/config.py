@@ -125,6 +125,16 @@ class Server:
 
 
 @dataclass(frozen=True)
+class Embeddings:
+    """An embeddings endpoint the person runs (``[recall.embeddings]``), speaking the OpenAI-compatible
+    ``/v1/embeddings`` API: recall's optional semantic re-ranker (docs/recall.md). Empty ``url``: off."""
+
+    url: str = ""  # e.g. http://127.0.0.1:11434/v1/embeddings (Ollama)
+    model: str = ""
+    key_file: str = ""  # a file holding the bearer key, relative to the config file; empty: no key sent
+
+
+@dataclass(frozen=True)
 class Config:
     workspace: Path
     life: Path
@@ -137,6 +147,7 @@ class Config:
     extract: Extract = field(default_factory=Extract)
     remote: RemoteSettings | None = None  # None: no [remote] table, so a pass neither fetches nor pushes
     server: Server = field(default_factory=Server)
+    embeddings: Embeddings = field(default_factory=Embeddings)
     source: Path | None = None
 
     @property
@@ -150,6 +161,14 @@ class Config:
             here = self.source.parent if self.source else Path.cwd()
             return (here / Path(self.server.token_file).expanduser()).resolve()
         return token_beside(self.source) if self.source else None
+
+    @property
+    def embeddings_key(self) -> Path | None:
+        """The embeddings endpoint's key file, relative to the config file; None when none is configured."""
+        if not self.embeddings.key_file:
+            return None
+        here = self.source.parent if self.source else Path.cwd()
+        return (here / Path(self.embeddings.key_file).expanduser()).resolve()
 
 
 def token_beside(config: Path) -> Path:
@@ -227,7 +246,7 @@ def load(path: Path) -> Config:
         raise ConfigError(f"{path}: cannot read the config file: {exc.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    tables = ("paths", "vault", "git", "safety", "janitor", "review", "extract", "remote", "server")
+    tables = ("paths", "vault", "git", "safety", "janitor", "review", "extract", "remote", "server", "recall")
     unknown = sorted(set(raw) - set(tables))
     if unknown:
         raise ConfigError(f"{path}: unknown table(s) {', '.join(unknown)}; expected {', '.join(tables)}")
@@ -271,8 +290,26 @@ def load(path: Path) -> Config:
         extract=_section(Extract, raw.get("extract"), f"{path}: [extract]"),
         remote=remote,
         server=_section(Server, raw.get("server"), f"{path}: [server]"),
+        embeddings=_embeddings(raw.get("recall"), path),
         source=path,
     )
+
+
+def _embeddings(recall: object, path: Path) -> Embeddings:
+    """``[recall.embeddings]``; ``[recall]`` holds nothing else yet."""
+    if recall is None:
+        return Embeddings()
+    if not isinstance(recall, dict):
+        raise ConfigError(f"{path}: [recall]: expected a table")
+    unknown = sorted(set(recall) - {"embeddings"})
+    if unknown:
+        raise ConfigError(f"{path}: [recall]: unknown key(s) {', '.join(unknown)}; expected [recall.embeddings]")
+    found = _section(Embeddings, recall.get("embeddings"), f"{path}: [recall.embeddings]")
+    if found.url and not found.url.startswith(("http://", "https://")):
+        raise ConfigError(f"{path}: [recall.embeddings].url must start with http:// or https://, got {found.url!r}")
+    if found.url and not found.model:
+        raise ConfigError(f"{path}: [recall.embeddings].model is empty; name the endpoint's model (nomic-embed-text)")
+    return found
 
 
 def _ref_safe(name: str) -> bool:
@@ -333,6 +370,9 @@ def dumps(config: Config) -> str:
     for title, section in sections:
         lines += ["", f"[{title}]"]
         lines += [f"{f.name} = {_toml_value(getattr(section, f.name))}" for f in fields(section)]
+    if config.embeddings.url:
+        lines += ["", "[recall.embeddings]"]
+        lines += [f"{f.name} = {_toml_value(getattr(config.embeddings, f.name))}" for f in fields(config.embeddings)]
     if config.remote is not None:
         lines += ["", "[remote]"]
         lines += [f"{f.name} = {_toml_value(getattr(config.remote, f.name))}" for f in fields(config.remote)]

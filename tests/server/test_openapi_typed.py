@@ -97,9 +97,10 @@ def test_each_answer_has_its_model(doc: dict[str, Any]) -> None:
     assert {"$ref": "#/components/schemas/Explain"} in schemas["Hit"]["properties"]["explain"]["anyOf"]
     assert "explain" not in schemas["Hit"]["required"]  # only when asked for
     explain = schemas["Explain"]
-    parts = {"bm25", "context", "entity", "period", "when"}
+    parts = {"bm25", "context", "entity", "period", "when", "cosine"}  # cosine: the semantic re-ranker's part
     assert explain["required"] == ["bm25"] and set(explain["properties"]) == parts
     assert all(any(t.get("type") == "number" for t in p.get("anyOf", [p])) for p in explain["properties"].values())
+    assert "semantic" in schemas["HitList"]["properties"] and "semantic" not in schemas["HitList"]["required"]
     assert schemas["History"]["properties"]["changes"]["items"] == {"$ref": "#/components/schemas/Change"}
     assert "detail" in schemas["Problem"]["required"]
     health = ops["health"]["responses"]["200"]["content"]["application/json"]["schema"]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
+from vaultsync.app import recall_dense
 from vaultsync.app.facts import vault_folders
 from vaultsync.app.hit_notes import existing_notes
 from vaultsync.config import Config
@@ -26,6 +27,7 @@ from vaultsync.errors import UsageError
 from vaultsync.memory.identity import AmbiguousEntity, UnknownEntity, resolve_entity
 from vaultsync.state.recall import Candidate, Doc, Filters, IndexBroken, RecallIndex
 from vaultsync.state.recall_query import Term, name_words, terms, unspaced_names
+from vaultsync.system.embedder import Endpoint
 from vaultsync.write_path.recall_refresh import rebuild, refresh
 
 KINDS = ("fact", "summary", "memory", "daily")
@@ -96,9 +98,11 @@ class RecallResult:
     # The entities a word of the query names in the index's names table (memory paths), whatever the hits: the
     # context a plugin asks for looks names up here rather than among the best hits. Not part of the JSON.
     named: tuple[str, ...] = ()
+    semantic: str | None = None  # with the re-ranker configured and explain asked: what it did, or why not
 
     def to_json(self) -> dict[str, Any]:
-        return {"query": self.query, "hits": [hit.to_json() for hit in self.hits]}
+        shown = {"semantic": self.semantic} if self.semantic is not None else {}
+        return {"query": self.query, "hits": [hit.to_json() for hit in self.hits]} | shown
 
 
 @dataclass(frozen=True)
@@ -141,11 +145,12 @@ def recall(cfg: Config, query: str, options: RecallOptions | None = None) -> Rec
     index = refresh(cfg)
     try:
         folders = vault_folders(cfg)
+        at = recall_dense.endpoint(cfg)
         try:
-            return _located(cfg, search(index, query, options, folders))
+            return _located(cfg, search(index, query, options, folders, at))
         except IndexBroken:
             index = rebuild(cfg, index)
-            return _located(cfg, search(index, query, options, folders))
+            return _located(cfg, search(index, query, options, folders, at))
     finally:
         index.close()
 
@@ -194,18 +199,24 @@ class Recaller:
         assert index is not None
         folders = vault_folders(self.cfg)
         options = _with_person(self.cfg, options or RecallOptions())
+        at = recall_dense.endpoint(self.cfg)
         try:
-            return _located(self.cfg, search(index, query, options, folders))
+            return _located(self.cfg, search(index, query, options, folders, at))
         except IndexBroken:
             index = local.index = rebuild(self.cfg, index)
-            return _located(self.cfg, search(index, query, options, folders))
+            return _located(self.cfg, search(index, query, options, folders, at))
 
 
 def search(
-    index: RecallIndex, query: str, options: RecallOptions, folders: Mapping[str, str] | None = None
+    index: RecallIndex,
+    query: str,
+    options: RecallOptions,
+    folders: Mapping[str, str] | None = None,
+    at: Endpoint | None = None,
 ) -> RecallResult:
     """``recall`` on an index already current: what a long-running face calls between refreshes. ``folders``:
-    the vault's PARA folder names -> memory's (``vault_folders``), so an entity may be named by its vault folder."""
+    the vault's PARA folder names -> memory's (``vault_folders``), so an entity may be named by its vault folder.
+    ``at``: the embeddings endpoint of the semantic re-ranker (``recall_dense``), None when it is off."""
     result = RecallResult(query)
     limit = max(0, options.limit)
     query_terms = terms(query)
@@ -223,10 +234,10 @@ def search(
         query_terms = terms(query[: named_period.start] + " " + query[named_period.end :]) or query_terms
     plan = plan_terms(index, query_terms)
     planned = plan.terms
-    if not planned or not limit:
+    if not limit or not (planned or (at and query.strip())):
         return result
     want = max(CANDIDATES, limit)
-    found = _candidates(index, query_terms, plan, filters, want)
+    found = _candidates(index, query_terms, plan, filters, want) if planned else {}
     span = index.span(named_period.first, named_period.last) if named_period else None
     if span and named_period and filters == Filters():
         for c in index.search(planned, filters, PERIOD_CANDIDATES, rows=span):
@@ -235,6 +246,9 @@ def search(
     candidates = list(found.values())
     q, result.named = _question(index, query, query_terms, named_period, options.person)
     ranked = rank.rank(candidates, index.rows(rank.neighbour_ids(candidates)), q)
+    if at is not None:
+        ranked, note = recall_dense.rescore(index, at, query, ranked, filters, options.explain)
+        result.semantic = note if options.explain else None
     ordered = rank.order(ranked, q, options.recency)
     result.hits = [_hit(r, planned, options.explain) for r in ordered[:limit]]
     return result

@@ -179,6 +179,10 @@ def _pass_command(cfg: Config, args: argparse.Namespace, path: Path) -> int:
         from vaultsync.cli.schedule import print_runs
 
         print_runs(path, cfg)  # after the pass: a status that met the lock says only that
+        if cfg.embeddings.url:
+            from vaultsync.api import semantic_state
+
+            print(semantic_state(cfg))
     if args.json:
         report.write_json(sys.stdout)
     elif getattr(args, "quiet", False):

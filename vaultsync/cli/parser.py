@@ -123,7 +123,7 @@ def _watch_command(sub: Any, common: argparse.ArgumentParser) -> None:
 def _lookup_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     """``recall`` and ``log``: reading the memory and its history."""
     recall = sub.add_parser("recall", parents=[common], help="search the whole memory, current facts first")
-    recall.add_argument("query", help="plain words; no search syntax is needed or understood")
+    recall.add_argument("query", nargs="?", help="plain words; no search syntax is needed or understood")
     recall.add_argument("--limit", type=count(1), default=10, metavar="N", help="at most N hits (default 10)")
     recall.add_argument("--kind", help="comma-separated kinds to search: fact,summary,memory,daily (default: all)")
     recall.add_argument("--entity", metavar="PATH", help="only this entity and those below it (e.g. people/sarah)")
@@ -131,6 +131,9 @@ def _lookup_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     recall.add_argument("--since", metavar="DATE", help="only pieces dated on or after DATE (YYYY-MM-DD)")
     recall.add_argument("--until", metavar="DATE", help="only pieces dated on or before DATE (YYYY-MM-DD)")
     recall.add_argument("--no-recency", action="store_true", help="rank by relevance alone, not newer first")
+    recall.add_argument(
+        "--embed", action="store_true", help="no query: embed the texts without a vector ([recall.embeddings])"
+    )
     recall.add_argument("--json", action="store_true", help="print the hits as JSON")
     recall.add_argument("--explain", action="store_true", help="show each hit's bm25 score and the boosts it got")
 

@@ -20,6 +20,11 @@ if TYPE_CHECKING:
 def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
     from vaultsync.api import RecallOptions, UsageError, parse_kinds, recall
 
+    if args.embed:
+        return _embed_command(args, cfg)
+    if not args.query:
+        print("vaultsync: recall needs a query (or --embed)", file=sys.stderr)
+        return ExitCode.USAGE
     try:
         kinds = parse_kinds(args.kind)
     except UsageError as exc:
@@ -51,6 +56,8 @@ def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
             text = f"(superseded{' by ' + hit.superseded_by if hit.superseded_by else ''}) {text}"
         why = (_why(hit.explain),) if args.explain else ()
         rows.append((f"{hit.score:.2f}", hit.kind, where, text[:200], *why))
+    if result.semantic:
+        print(f"semantic: {result.semantic}")
     if not rows:
         print("no hits")
     else:
@@ -59,13 +66,41 @@ def recall_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
     return ExitCode.CLEAN
 
 
+def _embed_command(args: argparse.Namespace, cfg: configmod.Config) -> int:
+    """``recall --embed``: embed the index's texts that have no vector yet; exit 1 when the endpoint failed."""
+    from vaultsync.api import embed_recall
+
+    if args.query:
+        print("vaultsync: recall --embed takes no query", file=sys.stderr)
+        return ExitCode.USAGE
+    report = embed_recall(cfg)
+    if report is None:
+        print("vaultsync: the semantic re-ranker is off: no [recall.embeddings] url in the config", file=sys.stderr)
+        return ExitCode.USAGE
+    if args.json:
+        _print_json(report.to_json())
+    else:
+        rate = f", {report.embedded / report.seconds:.0f} texts/s" if report.embedded and report.seconds else ""
+        print(
+            f"embedded {report.embedded} texts in {report.seconds:.1f} s{rate}; {report.have} of {report.texts} "
+            f"have a vector ({report.pruned} old ones dropped)"
+        )
+        if report.error:
+            print(f"vaultsync: stopped early: {report.error}", file=sys.stderr)
+    return ExitCode.CLEAN if report.error is None else ExitCode.SKIPPED_INPUT  # texts left without a vector
+
+
 def _why(explain: dict[str, float | str] | None) -> str:
     """``bm25 7.25 + context 1.84, entity +0.7``: the score's parts as ``docs/recall.md`` names them."""
     parts = dict(explain or {})
+    cosine = parts.pop("cosine", None)
     base = f"bm25 {parts.pop('bm25', 0):.2f}"
     if "context" in parts:
         base += f" + context {parts.pop('context'):.2f}"
-    return ", ".join([base, *(f"{name} +{value}" for name, value in parts.items())])
+    shown = [base, *(f"{name} +{value}" for name, value in parts.items())]
+    if cosine is not None:
+        shown.append(f"cosine {cosine:.3f}" if isinstance(cosine, float) else f"cosine: {cosine}")
+    return ", ".join(shown)
 
 
 def log_command(args: argparse.Namespace, cfg: configmod.Config) -> int:

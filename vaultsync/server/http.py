@@ -181,7 +181,10 @@ def _lookup_routes(app: FastAPI, cfg: Config, recaller: Recaller, auth_dep: Sequ
         since: Day = None,
         until: Day = None,
         recency: Annotated[bool, Query(description="false: rank by relevance alone, not newer first")] = True,
-        explain: Annotated[bool, Query(description="true: each hit says its bm25 and the boosts it got")] = False,
+        explain: Annotated[
+            bool,
+            Query(description="true: each hit says its bm25, its boosts and (semantic re-ranker on) its cosine"),
+        ] = False,
     ) -> dict[str, Any]:
         words = q if q is not None else query
         if words is None:

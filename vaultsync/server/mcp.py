@@ -207,7 +207,10 @@ def _lookup_tools(server: MCPServer, cfg: Config) -> None:
         since: Annotated[str | None, Field(description="only pieces dated on or after, YYYY-MM-DD")] = None,
         until: Annotated[str | None, Field(description="only pieces dated on or before, YYYY-MM-DD")] = None,
         recency: Annotated[bool, Field(description="false: rank by relevance alone, not newer first")] = True,
-        explain: Annotated[bool, Field(description="true: each hit says its bm25 and the boosts it got")] = False,
+        explain: Annotated[
+            bool,
+            Field(description="true: each hit says its bm25, its boosts and (semantic re-ranker on) its cosine"),
+        ] = False,
     ) -> dict[str, Any]:
         kinds = tuple(kind or ())
         options = RecallOptions(limit, kinds, entity, status == "active", since, until, recency, explain=explain)

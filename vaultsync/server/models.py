@@ -181,6 +181,9 @@ class Explain(_Open):
     entity: float | None = _part("boost: the query names an entity, speaker or the person the piece is of or names")
     period: float | None = _part("boost: the piece is dated inside the period the query names")
     when: float | None = _part("boost: the query asks when and the piece carries a date")
+    cosine: float | str | None = _part(
+        "with the semantic re-ranker on: the cosine of the piece's and the question's embeddings, or why none"
+    )
 
 
 class Hit(_Open):
@@ -201,6 +204,7 @@ class Hit(_Open):
 class HitList(_Open):
     query: str
     hits: list[Hit]
+    semantic: str | None = _part("with the semantic re-ranker configured and explain=true: on, or why lexical only")
 
 
 class Change(_Open):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from vaultsync.state.recall import COLUMNS, TOKENIZER, RecallIndex
 
-SCHEMA_VERSION = 4  # bump when what is stored changes: an index of another version is rebuilt
+SCHEMA_VERSION = 5  # bump when what is stored changes: an index of another version is rebuilt
 SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER);
@@ -32,6 +32,7 @@ CREATE VIRTUAL TABLE fts USING fts5 (
     {", ".join(COLUMNS)}, content='docs', content_rowid='id', tokenize='{TOKENIZER}'
 );
 CREATE VIRTUAL TABLE vocab USING fts5vocab (fts, 'row');
+CREATE TABLE vectors (key TEXT PRIMARY KEY, scale REAL NOT NULL, vec BLOB NOT NULL);
 """
 
 
