@@ -536,8 +536,10 @@ def test_concurrent_agent_and_person_edits_all_survive(env: Env) -> None:
     agent_line = "- 17:40 Li Wei sent the DHL tracking number\n"
     daily.write_text(daily.read_text(encoding="utf-8") + agent_line, encoding="utf-8")
     # A rewrite of the kind a day brings (a summary cut to one line would be held by the shrink guard instead).
-    li_summary = (env.life / LIWEI / "summary.md").read_text(encoding="utf-8").replace(
-        "He is hosting the factory visit", "He sent the DHL tracking number and is hosting the factory visit"
+    li_summary = (
+        (env.life / LIWEI / "summary.md")
+        .read_text(encoding="utf-8")
+        .replace("He is hosting the factory visit", "He sent the DHL tracking number and is hosting the factory visit")
     )
     (env.life / LIWEI / "summary.md").write_text(li_summary, encoding="utf-8")
 

@@ -247,6 +247,14 @@ test("every vaultsync tool's round trip inside one turn, memory-core's search re
   assert.doesNotMatch(results[6], /sarah-chen-008/);
   const note = readFileSync(join(vault.workspace, `memory/${today()}.md`), "utf8");
   assert.doesNotMatch(note, /Please update memory/); // stored through the tools: not captured again
+  const body = await new Promise((done) =>
+    execFile("git", ["-C", vault.vault, "log", "--format=%an|%B", "-S", "Sarah Chen drinks oolong tea"], { env: vault.env }, (error, stdout) =>
+      done(error ? "" : stdout),
+    ),
+  );
+  assert.match(body, /^vaultsync api \(openclaw\)\|/m);
+  assert.match(body, /^Agent: main$/m); // which conversation put the fact there
+  assert.match(body, /^Session: agent:main:main$/m);
 
   const status = await openclaw("vaultsync", "status");
   assert.equal(status.code, 0, status.stderr);
