@@ -130,7 +130,6 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
         ('vaultsync recall "firmware drift"', "search the whole memory, current facts first"),
         ("vaultsync recall tea --entity sarah-chen --status active", "one entity's current facts"),
         ("vaultsync recall atlas --json", "the hits as JSON"),
-        ("vaultsync recall --embed", "embed the texts without a vector ([recall.embeddings] on)"),
     ],
     "log": [
         ("vaultsync log", "the latest changes across the memory"),
