@@ -208,7 +208,7 @@ after(async () => {
 
 test("the commands are registered, without the plugin's name or default hotkeys", () => {
 	const ids = plugin.commands.map((c) => c.id).sort();
-	assert.deepEqual(ids, ["open-latest-review", "review-inbox", "search-memory", "show-conflicts", "show-note-history", "sync-now"]);
+	assert.deepEqual(ids, ["open-latest-review", "review-inbox", "search-memory", "show-conflicts", "show-held-changes", "show-note-history", "sync-now"]);
 	assert.ok(plugin.commands.every((c) => !c.hotkeys && !/vaultsync/i.test(c.name)));
 	const history = plugin.commands.find((c) => c.id === "show-note-history");
 	assert.equal(history.checkCallback(true), false, "offered with no note open");
