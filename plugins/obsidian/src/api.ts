@@ -27,11 +27,26 @@ export interface Run {
 	summary: string;
 }
 
+/** A change the shrink guard did not carry (docs/safety.md): the file or entity folder, who made it, the size
+ * before and after in `unit`, and the bound it crossed, said as words (`rule`: "cut the file"). */
+export interface Held {
+	path: string;
+	scope: string;
+	writer: string;
+	side: string;
+	before: number;
+	after: number;
+	unit: string;
+	rule: string;
+}
+
 export interface Overview {
 	last_run: Run | null;
 	last_finished: Run | null;
 	open_conflicts: string[];
 	problems: { path: string; message: string; severity: string }[];
+	/** Missing from a server older than the shrink guard, which holds nothing. */
+	held?: Held[];
 }
 
 export interface Fact {

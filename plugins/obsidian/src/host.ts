@@ -18,4 +18,5 @@ export interface Host extends Plugin {
 	openPath(path: string, split: boolean, line?: number): Promise<void>;
 	openBoth(note: string, copy: string): Promise<void>;
 	failed(what: string, error: unknown): void;
+	copy(text: string): Promise<void>;
 }

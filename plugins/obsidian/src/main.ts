@@ -1,7 +1,8 @@
 import { Notice, Plugin, TFile, debounce, requestUrl } from "obsidian";
-import { Api, ApiError, Cancelled, Unreachable, type Overview, type Transport } from "./api";
+import { Api, ApiError, Cancelled, Unreachable, type Held, type Overview, type Transport } from "./api";
 import { follow, type Fetch } from "./events";
-import { ConflictsModal, DetailsModal, HistoryModal, InboxModal, RecallModal } from "./modals";
+import { heldNotice, heldOf, newHeld } from "./held";
+import { ConflictsModal, DetailsModal, HeldModal, HistoryModal, InboxModal, RecallModal } from "./modals";
 import type { Host } from "./host";
 import { DEFAULT_SETTINGS, settingsFrom, type Settings } from "./settings";
 import { SettingsTab } from "./settings-tab";
@@ -35,6 +36,7 @@ export default class VaultsyncPlugin extends Plugin implements Host {
 	state: State | null = null;
 	private statusEl!: HTMLElement;
 	private knownConflicts: string[] | null = null;
+	private knownHeld: Held[] | null = null;
 	private stream: AbortController | null = null;
 	private streaming = false;
 	private retry: number | null = null;
@@ -55,6 +57,7 @@ export default class VaultsyncPlugin extends Plugin implements Host {
 		this.addCommand({ id: "search-memory", name: "Search memory", callback: () => new RecallModal(this.app, this).open() });
 		this.addCommand({ id: "review-inbox", name: "Review the inbox", callback: () => new InboxModal(this.app, this).open() });
 		this.addCommand({ id: "show-conflicts", name: "Show conflicts", callback: () => new ConflictsModal(this.app, this).open() });
+		this.addCommand({ id: "show-held-changes", name: "Show held changes", callback: () => new HeldModal(this.app, this).open() });
 		this.addCommand({ id: "open-latest-review", name: "Open the latest review note", callback: () => void this.openLatestReview() });
 		this.addCommand({
 			id: "show-note-history",
@@ -92,6 +95,9 @@ export default class VaultsyncPlugin extends Plugin implements Host {
 				new Notice(`New sync conflict: your version is kept in ${copy}. Run "Show conflicts" to resolve it.`);
 			}
 			this.knownConflicts = overview.open_conflicts;
+			const fresh = newHeld(this.knownHeld, heldOf(overview));
+			if (fresh.length) new Notice(heldNotice(fresh));
+			this.knownHeld = heldOf(overview);
 			if (loud) new Notice("Vaultsync answers.");
 		} catch (error) {
 			if (error instanceof Cancelled) return;
@@ -116,7 +122,8 @@ export default class VaultsyncPlugin extends Plugin implements Host {
 		try {
 			const report = await this.api.sync();
 			const code = report.exit_code ?? report.sync?.exit_code ?? 0;
-			if (code > 1) new Notice(`Sync ended with problems (exit ${code}); click the status bar for details.`);
+			// A hold (7) is in the status bar, and a new one gets its own notice when the status is read.
+			if (code > 1 && code !== 7) new Notice(`Sync ended with problems (exit ${code}); click the status bar for details.`);
 		} catch (error) {
 			this.failed("Sync failed", error);
 		}
@@ -154,6 +161,16 @@ export default class VaultsyncPlugin extends Plugin implements Host {
 		if (error instanceof Unreachable) why = `${why}. Run "vaultsync doctor" to see why and how to fix it`;
 		if (error instanceof ApiError && error.status === 401) why = "the token is wrong; check the plugin's settings";
 		new Notice(`${what}: ${why}`);
+	}
+
+	/** Put a command on the clipboard, to paste in a terminal; the notice shows it, so it can be typed instead. */
+	async copy(text: string): Promise<void> {
+		try {
+			await navigator.clipboard.writeText(text);
+			new Notice(`Copied: ${text}`);
+		} catch (error) {
+			this.failed(`Could not copy; run it by hand: ${text}`, error);
+		}
 	}
 
 	private show(state: State): void {

@@ -1,7 +1,8 @@
-/** The modals the commands open: search, inbox, conflicts, a note's history and the status details. */
+/** The modals the commands open: search, inbox, conflicts, held changes, a note's history and the status details. */
 
 import { App, ButtonComponent, Modal, Notice, SuggestModal } from "obsidian";
-import { ApiError, Cancelled, type Change, type Conflict, type Fact, type Hit } from "./api";
+import { ApiError, Cancelled, type Change, type Conflict, type Fact, type Held, type Hit } from "./api";
+import { answers, heldOf, heldWhat } from "./held";
 import type { Host } from "./host";
 import { ago, outcome } from "./status";
 
@@ -163,6 +164,31 @@ export class ConflictsModal extends ListModal<Conflict> {
 	}
 }
 
+/** Each held change with the two commands that answer it: the API has no route for them, so they are copied
+ * to run in a terminal (where `vaultsync status` names the same holds). */
+export class HeldModal extends ListModal<Held> {
+	protected empty = "No change is held.";
+
+	constructor(app: App, plugin: Host) {
+		super(app, plugin, "Held changes");
+	}
+
+	protected async load(signal: AbortSignal): Promise<Held[]> {
+		return heldOf(await this.plugin.api.status(signal));
+	}
+
+	protected row(held: Held, el: HTMLElement): void {
+		const { accept, restore } = answers(held);
+		el.createDiv({ text: held.path });
+		el.createEl("small", { text: `${heldWhat(held)}; the other side keeps its copy`, cls: "vaultsync-muted" });
+		el.createDiv({ text: `Meant it: ${accept}`, cls: "vaultsync-command" });
+		el.createDiv({ text: `A mistake: ${restore}`, cls: "vaultsync-command" });
+		const bar = el.createDiv({ cls: "vaultsync-actions" });
+		new ButtonComponent(bar).setButtonText("Copy accept").onClick(() => void this.plugin.copy(accept));
+		new ButtonComponent(bar).setButtonText("Copy restore").onClick(() => void this.plugin.copy(restore));
+	}
+}
+
 export class HistoryModal extends ListModal<Change> {
 	protected empty = "No recorded changes to this note.";
 
@@ -211,7 +237,10 @@ export class DetailsModal extends Modal {
 			contentEl.createEl("p", {
 				text: last ? `Last run ${ago(last.at, now)} (${last.kind}, ${outcome(last.exit_code)}): ${last.summary}` : "No run recorded yet.",
 			});
-			contentEl.createEl("p", { text: `Open conflicts: ${overview.open_conflicts.length}. Proposed facts waiting: ${inbox}.` });
+			const held = heldOf(overview).length;
+			contentEl.createEl("p", {
+				text: `Changes held: ${held}. Open conflicts: ${overview.open_conflicts.length}. Proposed facts waiting: ${inbox}.`,
+			});
 			for (const problem of overview.problems) {
 				contentEl.createEl("p", { text: `${problem.severity}: ${problem.path}: ${problem.message}`, cls: "vaultsync-muted" });
 			}
@@ -221,6 +250,12 @@ export class DetailsModal extends Modal {
 			this.close();
 			void this.plugin.syncNow();
 		});
+		if (state?.reachable && heldOf(state.overview).length) {
+			new ButtonComponent(bar).setButtonText("Show held changes").onClick(() => {
+				this.close();
+				new HeldModal(this.app, this.plugin).open();
+			});
+		}
 		new ButtonComponent(bar).setButtonText("Show conflicts").onClick(() => {
 			this.close();
 			new ConflictsModal(this.app, this.plugin).open();

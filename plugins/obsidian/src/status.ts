@@ -3,6 +3,7 @@
  */
 
 import type { Overview } from "./api";
+import { heldCount, heldOf } from "./held";
 
 export interface Shown {
 	text: string;
@@ -30,6 +31,7 @@ export function outcome(exitCode: number): string {
 	if (exitCode === 0) return "ok";
 	if (exitCode === 1) return "conflicts";
 	if (exitCode === 3) return "busy";
+	if (exitCode === 7) return "held";
 	return "problems";
 }
 
@@ -43,10 +45,13 @@ export function shown(state: State, now: Date): Shown {
 	const { overview, inbox } = state;
 	const last = overview.last_run;
 	const parts = [last ? `synced ${ago(last.at, now)}, ${outcome(last.exit_code)}` : "never synced"];
+	const held = heldOf(overview).length;
+	if (held) parts.push(heldCount(held));
 	const conflicts = overview.open_conflicts.length;
 	if (conflicts) parts.push(`${conflicts} conflict${conflicts === 1 ? "" : "s"}`);
 	if (inbox) parts.push(`${inbox} proposed`);
 	const lines = [last ? `Last run: ${last.kind}, ${last.summary}` : "No run recorded yet"];
+	if (held) lines.push(`${heldCount(held)}: the other side keeps its copy until you accept or restore`);
 	if (overview.problems.length) lines.push(`${overview.problems.length} standing problem(s)`);
 	lines.push("Click for details");
 	return { text: `Vaultsync: ${parts.join(" · ")}`, tooltip: lines.join("\n") };

@@ -25,6 +25,7 @@ describe("the API client against a real server", () => {
 	test("status, then a sync recorded as the last run", async () => {
 		const before = await api.status();
 		assert.deepEqual(before.open_conflicts, []);
+		assert.deepEqual(before.held, []);
 		const report = await api.sync();
 		assert.equal(report.exit_code, 0);
 		const status = await api.status();

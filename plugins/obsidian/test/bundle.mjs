@@ -1,7 +1,7 @@
 // The plugin's logic, bundled one module at a time into test/.out/ so Node's test runner can import it.
 import esbuild from "esbuild";
 
-for (const name of ["api", "status", "events"]) {
+for (const name of ["api", "status", "events", "held"]) {
 	await esbuild.build({
 		entryPoints: [`src/${name}.ts`],
 		bundle: true,

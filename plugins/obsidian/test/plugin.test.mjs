@@ -1,15 +1,18 @@
 // The built main.js, loaded with a small stand-in for the `obsidian` module (the app itself cannot run here):
 // its commands are registered, the status bar shows the real state, "Sync now" runs a pass on a real server,
-// a new conflict gets a notice, and a server that went away is shown as such.
+// a new conflict gets a notice, a held change is counted and listed with the commands that answer it, and a
+// server that went away is shown as such.
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
 import Module, { createRequire } from "node:module";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { TOKEN, fetchTransport, makeVault, serve } from "./vault.mjs";
+import { TOKEN, fetchTransport, makeVault, python, serve } from "./vault.mjs";
 
 const NOTE = "2 Areas/people/sarah-chen/facts/sarah-chen-004.md";
 const notices = [];
+const clipboard = [];
 const cleanups = [];
 
 class Element {
@@ -194,6 +197,10 @@ let vault, server, plugin;
 
 before(async () => {
 	globalThis.window = globalThis;
+	Object.defineProperty(globalThis, "navigator", {
+		value: { clipboard: { writeText: (text) => Promise.resolve(void clipboard.push(text)) } },
+		configurable: true,
+	});
 	vault = makeVault();
 	server = await serve(vault);
 	plugin = loadPlugin({ baseUrl: server.url, token: TOKEN });
@@ -208,7 +215,7 @@ after(async () => {
 
 test("the commands are registered, without the plugin's name or default hotkeys", () => {
 	const ids = plugin.commands.map((c) => c.id).sort();
-	assert.deepEqual(ids, ["open-latest-review", "review-inbox", "search-memory", "show-conflicts", "show-note-history", "sync-now"]);
+	assert.deepEqual(ids, ["open-latest-review", "review-inbox", "search-memory", "show-conflicts", "show-held-changes", "show-note-history", "sync-now"]);
 	assert.ok(plugin.commands.every((c) => !c.hotkeys && !/vaultsync/i.test(c.name)));
 	const history = plugin.commands.find((c) => c.id === "show-note-history");
 	assert.equal(history.checkCallback(true), false, "offered with no note open");
@@ -309,6 +316,63 @@ test("this note's history and the latest review note", async () => {
 	shownFiles.length = 0;
 	command("open-latest-review").callback();
 	await until("opened", () => shownFiles.some((f) => f.path === "Reviews/2026-W49.md"));
+});
+
+test("a held change: counted in the status bar, one notice, listed with the commands, which run as copied", async () => {
+	const MEMORY = "3 Resources/agent/MEMORY.md";
+	const LI = "2 Areas/people/li-wei";
+	writeFileSync(join(vault.workspace, "MEMORY.md"), "# Memory\n\n- keep it short\n");
+	const facts = vault.items("areas/people/li-wei");
+	vault.writeItems("areas/people/li-wei", facts.slice(0, 1));
+	notices.length = 0;
+
+	command("sync-now").callback();
+
+	const [bar] = plugin.statusItems;
+	await until("the holds reach the status bar", () => bar.text.includes("held"));
+	assert.match(bar.text, /^Vaultsync: synced just now, held · 2 changes held$/);
+	assert.match(bar.attrs["aria-label"], /2 changes held: the other side keeps its copy/);
+	assert.equal(notices.length, 1, notices.join("\n"));
+	assert.match(notices[0], /^2 changes were held, the other side keeps its copy: /);
+	assert.ok(notices[0].includes(MEMORY) && notices[0].includes(LI), notices[0]);
+	const nonBlank = (text) => text.split("\n").filter((line) => line.trim()).length;
+	assert.ok(nonBlank(vault.read(MEMORY)) > 10, "the vault keeps the long MEMORY.md");
+
+	command("show-held-changes").callback();
+	const modal = lastOpened();
+	await until("listed", () => modal.contentEl.buttons().length === 4);
+	const texts = modal.contentEl.texts();
+	const memoryAt = texts.indexOf(MEMORY);
+	const liAt = texts.indexOf(LI);
+	assert.ok(memoryAt >= 0 && liAt >= 0, texts.join("\n"));
+	assert.match(texts[memoryAt + 1], /^agent cut the file \(\d+ → 2 lines\); the other side keeps its copy$/);
+	assert.deepEqual(texts.slice(memoryAt + 2, memoryAt + 4), [
+		`Meant it: vaultsync accept '${MEMORY}'`,
+		`A mistake: vaultsync restore '${MEMORY}'`,
+	]);
+	assert.equal(texts[liAt + 1], `agent removed most facts (${facts.length} → 1 facts); the other side keeps its copy`);
+	assert.deepEqual(texts.slice(liAt + 2, liAt + 4), [`Meant it: vaultsync accept '${LI}'`, `A mistake: vaultsync restore '${LI}'`]);
+
+	// The copied commands, run by a shell as pasted: accept carries the cut, restore puts Li Wei's facts back.
+	const buttons = modal.contentEl.buttons();
+	const run = async (index, exit) => {
+		buttons[index].click();
+		await until("copied", () => clipboard.length > 0);
+		const pasted = clipboard.pop();
+		assert.equal(notices[notices.length - 1], `Copied: ${pasted}`);
+		const shell = `${pasted.replace(/^vaultsync /, `'${python}' -m vaultsync.cli `)} --config '${vault.config}'`;
+		const done = spawnSync("sh", ["-c", shell], { env: vault.env, encoding: "utf8", timeout: 300_000 });
+		assert.equal(done.status, exit, `${pasted}: ${done.stdout}${done.stderr}`);
+		return pasted;
+	};
+	const order = memoryAt < liAt ? [0, 3] : [2, 1];
+	assert.equal(await run(order[0], 7), `vaultsync accept '${MEMORY}'`, "exit 7: Li Wei is still held");
+	await until("one hold left", () => bar.text.endsWith("· 1 change held"));
+	assert.equal(nonBlank(vault.read(MEMORY)), 2, "accepted: the cut reached the vault");
+	assert.equal(await run(order[1], 0), `vaultsync restore '${LI}'`);
+	await until("none held", () => !bar.text.includes("held"));
+	assert.deepEqual(vault.items("areas/people/li-wei"), facts, "restored: Li Wei's facts are back in memory");
+	assert.equal(notices.filter((n) => /held/.test(n)).length, 1, notices.join("\n"));
 });
 
 test("a server that went away: the status bar says so, and sync now gives one notice", async () => {
