@@ -154,6 +154,7 @@ def test_the_quickstart_runs_as_written(tmp_path: Path, monkeypatch: pytest.Monk
             assert "fix: vaultsync openclaw install" in doctor, doctor
             pytest.skip(NO_OPENCLAW)
         assert "vaultsync-memory installed in supplement mode" in doctor and "openclaw 2026." in doctor, doctor
+        assert "next: the service keeps `vaultsync serve` running; OpenClaw loads" in outputs[-2], outputs[-2]
         recalls_through_the_api_its_settings_name(home, env)
     finally:
         subprocess.run(["bash", "-c", "vaultsync service remove"], cwd=home, env=env, capture_output=True, check=False)
