@@ -120,6 +120,7 @@ def test_it_installs_into_the_real_openclaw(env: Env, tmp_path: Path) -> None:
     done = _vs(run_env, "openclaw", "install", "--config", str(env.config_path))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "in supplement mode" in done.stdout
+    assert "next: keep `vaultsync serve` running (vaultsync service install)" in done.stdout  # no service here
 
     inspected = _openclaw_json(run_env, "plugins", "inspect", "vaultsync-memory", "--runtime")
     plugin = inspected["plugin"]

@@ -116,7 +116,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "openclaw":  # needs no git: OpenClaw keeps the plugin, not the vault
             from vaultsync.cli.openclaw import openclaw_command
 
-            return openclaw_command(cfg, args)
+            return openclaw_command(cfg, args, path)
     except ConfigError as exc:
         return fail_on(asked_json(args), exc)
     from vaultsync.api import git_missing

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
-from vaultsync.api import ConfigError
+from vaultsync.api import ConfigError, ScheduleError
 from vaultsync.config import Config
 from vaultsync.model import ExitCode
 
@@ -29,7 +30,7 @@ def add_command(sub: Any, common: argparse.ArgumentParser) -> None:
     install.add_argument("--json", action="store_true", help="print one JSON document")
 
 
-def openclaw_command(cfg: Config, args: argparse.Namespace) -> int:
+def openclaw_command(cfg: Config, args: argparse.Namespace, path: Path) -> int:
     from vaultsync.api import OBSIDIAN_URL, OpenClawRefused, install_openclaw_plugin
 
     try:
@@ -47,5 +48,19 @@ def openclaw_command(cfg: Config, args: argparse.Namespace) -> int:
         return ExitCode.CLEAN
     print(f"installed the OpenClaw plugin vaultsync-memory from {done.folder}, in {done.mode} mode")
     print(f"it calls {done.base_url} with the token in {done.token_file}")
-    print("next: keep `vaultsync serve` running (vaultsync service install); OpenClaw loads it at its next start")
+    print(f"next: {_serve_hint(path)}; OpenClaw loads the plugin at its next start (restart its gateway if it runs)")
     return ExitCode.CLEAN
+
+
+def _serve_hint(path: Path) -> str:
+    """The plugin needs ``vaultsync serve``: say so, unless the service already keeps it running (the quickstart
+    installs the service first, and being told to install it again would send the person back a step)."""
+    from vaultsync.api import absolute_config, service_status
+
+    try:
+        up = service_status(absolute_config(path)).up
+    except ScheduleError:
+        up = False
+    if up:
+        return "the service keeps `vaultsync serve` running"
+    return "keep `vaultsync serve` running (vaultsync service install)"
