@@ -201,15 +201,16 @@ def test_restore_at_an_earlier_commit_of_any_file_is_committed_as_the_person(env
         restore(env.cfg, "Daily/1999-01-01.md", at=first)
 
 
-def test_a_person_deleting_the_daily_folder_stops_the_pass_and_restore_brings_it_back(env: inputs.Env) -> None:
-    """The whole folder gone looks like an unmounted disk: the missing-folder stop (exit 4) keeps every copy, and
-    ``restore Daily`` puts the notes back from git."""
+def test_a_person_deleting_the_daily_folder_is_held_and_restore_brings_it_back(env: inputs.Env) -> None:
+    """The whole daily folder deleted in Obsidian is held like its notes deleted one by one: the memory keeps every
+    daily note, the hold names each, and ``restore Daily`` puts the notes back from git."""
     shutil.rmtree(env.vault / "Daily")
 
     report = env.sync()
 
-    assert report.exit_code == ExitCode.SAFETY_STOP, report.to_json()
-    assert "'Daily' held synced notes and is missing" in report.stopped
+    assert report.exit_code == ExitCode.HELD, report.to_json()
+    assert not report.stopped
+    assert held_paths(report) == [f"Daily/{d}" for d in DAYS]
     assert all((env.workspace / "memory" / d).is_file() for d in DAYS)
     restored = restore(env.cfg, "Daily")
     assert restored.exit_code == ExitCode.CLEAN, restored.to_json()

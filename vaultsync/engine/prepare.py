@@ -46,9 +46,10 @@ class PassContext:
 def missing_places(cfg: Config, layout: VaultLayout, base: Iterable[str]) -> str:
     """Folders the last sync filled that are gone now, on either side.
 
-    Trigger: a top folder of the vault (``2 Areas``, ``Daily``) or of the memory tree (``life/areas``,
-    ``memory/``) that held synced units is missing. Why: a renamed folder in the config, an unmounted disk or a
-    half-done move looks exactly like "everything in it was deleted". Then: stop before writing (exit 4).
+    Trigger: a top folder of the vault (``2 Areas``; not the daily folder, whose notes the shrink guard holds)
+    or of the memory tree (``life/areas``, ``memory/``) that held synced units is missing. Why: a renamed folder
+    in the config, an unmounted disk or a half-done move looks exactly like "everything in it was deleted". Then:
+    stop before writing (exit 4).
     """
     vault_tops: set[str] = set()
     memory_dirs: set[Path] = set()
@@ -65,7 +66,10 @@ def missing_places(cfg: Config, layout: VaultLayout, base: Iterable[str]) -> str
     for para in paras:
         vault_tops.add(layout.para_folder(para).split("/", 1)[0])
         memory_dirs.add(cfg.life / para)
-    gone = [f"vault folder '{t}'" for t in sorted(vault_tops) if t and not (cfg.vault / t).is_dir()]
+    # The daily folder is the one a person empties on purpose (a month of notes, the whole folder): what it loses
+    # is bounded by the shrink guard, which holds it for accept or restore, so its absence is no reason to stop.
+    daily = layout.daily_dir.split("/", 1)[0]
+    gone = [f"vault folder '{t}'" for t in sorted(vault_tops - {daily}) if t and not (cfg.vault / t).is_dir()]
     gone += [f"memory folder {d}" for d in sorted(memory_dirs) if not d.is_dir()]
     if not gone:
         return ""
