@@ -3,7 +3,7 @@
 // which gives the server's URL and token and the messages as JSON on standard input.
 import { Client } from "../plugins/openclaw/dist/client.js";
 import { settingsFrom } from "../plugins/openclaw/dist/config.js";
-import { recallHook } from "../plugins/openclaw/dist/hooks.js";
+import { Captured, recallHook } from "../plugins/openclaw/dist/hooks.js";
 
 const messages = JSON.parse(await new Promise((done) => {
   let text = "";
@@ -13,7 +13,7 @@ const messages = JSON.parse(await new Promise((done) => {
 const settings = settingsFrom({ baseUrl: process.env.VAULTSYNC_URL, token: process.env.VAULTSYNC_TOKEN, recallTimeoutMs: 14000 });
 const client = new Client(settings);
 const warnings = [];
-const hook = recallHook(client, settings, { warn: (message) => warnings.push(message) });
+const hook = recallHook(client, settings, { warn: (message) => warnings.push(message) }, new Captured());
 const hookMs = [];
 const contextMs = [];
 let injected = 0;
@@ -27,7 +27,7 @@ for (const [i, message] of messages.entries()) {
       if (result) injected += 1;
       hookMs.push(performance.now() - started);
     } else {
-      await client.context(message, settings.recallBudget, 14000);
+      await client.context(message, { budget: settings.recallBudget, minScore: settings.recallMinScore }, 14000);
       contextMs.push(performance.now() - started);
     }
   }
