@@ -74,6 +74,27 @@ def test_events_tell_a_pass_started_and_finished(server: str) -> None:
     assert frames[2] == "event: finished" and "summary" in json.loads(frames[3][5:])
 
 
+def test_a_pass_of_this_server_is_never_told_again_as_a_run_but_another_programs_pass_is(env: Env, server: str) -> None:
+    """The record of runs holds this server's passes too; a stream tells them once, as started and finished."""
+    with httpx.stream("GET", f"{server}/events?limit=3", headers=AUTH, timeout=120) as stream:
+        lines = stream.iter_lines()
+        assert next(lines) == ": connected"
+        assert httpx.post(f"{server}/sync", headers=AUTH, timeout=300).status_code == 200
+        time.sleep(2.5)  # two looks at the record of runs: the server's own record is there by now
+        other = subprocess.run(
+            [sys.executable, "-m", "vaultsync.cli", "sync", "--config", str(env.config_path)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert other.returncode == 0, other.stderr
+        frames = [line for line in lines if line.startswith(("event:", "data:"))]
+    assert frames[0::2] == ["event: started", "event: finished", "event: run"]
+    told = json.loads(frames[5][5:])
+    recorded = json.loads((env.cfg.state_dir / "runs.json").read_text(encoding="utf-8"))["runs"]
+    assert told == recorded[-1] and told != recorded[-2]  # the other program's pass, not this server's
+
+
 def test_every_route_wants_the_token_over_http(server: str) -> None:
     for method, path in [("GET", "/status"), ("POST", "/sync"), ("GET", "/entities"), ("DELETE", "/facts/x")]:
         assert httpx.request(method, f"{server}{path}").status_code == 401
