@@ -76,11 +76,12 @@ async function startGateway() {
     if (Date.now() > deadline) throw new Error(`gateway did not get ready: ${said}`);
     await new Promise((done) => setTimeout(done, 250));
   }
-  const call = async (method, params) => {
-    const result = await openclaw("gateway", "call", method, "--url", `ws://127.0.0.1:${port}`, "--token", token, "--json", "--params", JSON.stringify(params));
-    assert.equal(result.code, 0, result.stdout + result.stderr);
-    return JSON.parse(result.stdout);
-  };
+  // What `openclaw gateway call <method> --url --token --json` runs, in this process: one load of OpenClaw's
+  // client instead of a CLI start-up for every call and every poll. Its settings are read from the test's home.
+  Object.assign(process.env, { OPENCLAW_HOME: home, HOME: home });
+  const { callGatewayFromCli } = await import("openclaw/plugin-sdk/gateway-runtime");
+  const call = (method, params) =>
+    callGatewayFromCli(method, { url: `ws://127.0.0.1:${port}`, token, json: true, timeout: "10000" }, params, { sharedStateMode: "read-only" });
   const stop = () =>
     new Promise((done) => {
       if (child.exitCode !== null || child.signalCode !== null) return done();
