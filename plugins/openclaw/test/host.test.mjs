@@ -192,7 +192,7 @@ test("installed beside memory-core by the doc's lines: a corpus supplement with 
   config.tools = { toolSearch: false };
   writeConfig(config);
 
-  const report = await inspect();
+  const [report, doctor] = await Promise.all([inspect(), openclaw("plugins", "doctor")]); // both only read
   assert.equal(report.plugin.status, "loaded");
   assert.equal(report.plugin.kind, undefined);
   assert.deepEqual(report.diagnostics.filter((d) => d.level === "error"), []);
@@ -207,8 +207,6 @@ test("installed beside memory-core by the doc's lines: a corpus supplement with 
   assert.deepEqual(report.commands.sort(), ["recall", "remember"]);
   assert.deepEqual(report.cliCommands, ["vaultsync"]);
   assert.equal(report.policy.allowConversationAccess, true);
-
-  const doctor = await openclaw("plugins", "doctor");
   assert.equal(doctor.code, 0, doctor.stderr);
   assert.doesNotMatch(doctor.stdout, /vaultsync-memory|conflict/i);
 });
@@ -249,10 +247,9 @@ test("every vaultsync tool's round trip inside one turn, memory-core's search re
   const note = readFileSync(join(vault.workspace, `memory/${today()}.md`), "utf8");
   assert.doesNotMatch(note, /Please update memory/); // stored through the tools: not captured again
 
-  const status = await openclaw("vaultsync", "status");
+  const [status, recalled] = await Promise.all([openclaw("vaultsync", "status"), openclaw("vaultsync", "recall", "oolong", "tea")]);
   assert.equal(status.code, 0, status.stderr);
   assert.match(status.stdout, /answering/);
-  const recalled = await openclaw("vaultsync", "recall", "oolong", "tea");
   assert.match(recalled.stdout, /SUPERSEDED by sarah-chen-008/);
 });
 
@@ -286,10 +283,9 @@ test("as the memory slot's owner by the doc's lines: memory-core off, its tool n
   assert.equal(config.plugins.slots.memory, "vaultsync-memory");
   assert.equal(config.plugins.entries["memory-core"].enabled, false);
   assert.equal(config.plugins.entries["vaultsync-memory"].config.mode, "slot");
-  const report = await inspect();
+  const [report, doctor] = await Promise.all([inspect(), openclaw("plugins", "doctor")]); // both only read
   assert.equal(report.plugin.status, "loaded");
   assert.deepEqual(report.tools.flatMap((t) => t.names).sort(), ["memory_forget", "memory_get", "memory_remember", "memory_search", "memory_supersede"]);
-  const doctor = await openclaw("plugins", "doctor");
   assert.equal(doctor.code, 0, doctor.stderr);
   assert.doesNotMatch(doctor.stdout, /vaultsync-memory/);
 
@@ -307,11 +303,10 @@ test("as the memory slot's owner by the doc's lines: memory-core off, its tool n
 
 test("with vaultsync stopped the turn still answers, says so in the tool result and logs a warning", async () => {
   await server.stop();
-  const done = await turn('Anything about Sarah Chen?\nCALL memory_search {"query":"Sarah Chen"}');
+  const [done, status] = await Promise.all([turn('Anything about Sarah Chen?\nCALL memory_search {"query":"Sarah Chen"}'), openclaw("vaultsync", "status")]);
   assert.match(done.reply, /unavailable right now; answer without it/);
   assert.match(done.stdout + done.stderr, /recall skipped for this turn/);
   assert.doesNotMatch(userText(done.requests[0]), /vaultsync-memory/);
-  const status = await openclaw("vaultsync", "status");
   assert.equal(status.code, 1);
   assert.match(status.stderr, /not reachable/);
 });
