@@ -1,10 +1,10 @@
 """Help a person can use: two or three examples and the docs at the end of every command's ``--help``, and
 ``vaultsync help [command]`` (and a bare ``vaultsync``) printing the help with exit 0.
 
-The examples live in one table, by command path, so a command without them fails ``tests/test_help.py`` (which
-also runs every example on a temporary home). The docs are the pages shipped inside the package
-(``vaultsync/docs/``, a copy of the repository's ``docs/``), named by their path on this machine, so the link
-works offline and always matches the installed version.
+The examples live in one table, by command path, so a command without them fails ``tests/cli/test_help.py``
+(``tests/cli/test_help_examples.py`` runs every example on a temporary home). The docs are the pages shipped
+inside the package (``vaultsync/docs/``, a copy of the repository's ``docs/``), named by their path on this
+machine, so the link works offline and always matches the installed version.
 """
 
 from __future__ import annotations

@@ -76,11 +76,12 @@ async function startGateway() {
     if (Date.now() > deadline) throw new Error(`gateway did not get ready: ${said}`);
     await new Promise((done) => setTimeout(done, 250));
   }
-  const call = async (method, params) => {
-    const result = await openclaw("gateway", "call", method, "--url", `ws://127.0.0.1:${port}`, "--token", token, "--json", "--params", JSON.stringify(params));
-    assert.equal(result.code, 0, result.stdout + result.stderr);
-    return JSON.parse(result.stdout);
-  };
+  // What `openclaw gateway call <method> --url --token --json` runs, in this process: one load of OpenClaw's
+  // client instead of a CLI start-up for every call and every poll. Its settings are read from the test's home.
+  Object.assign(process.env, { OPENCLAW_HOME: home, HOME: home });
+  const { callGatewayFromCli } = await import("openclaw/plugin-sdk/gateway-runtime");
+  const call = (method, params) =>
+    callGatewayFromCli(method, { url: `ws://127.0.0.1:${port}`, token, json: true, timeout: "10000" }, params, { sharedStateMode: "read-only" });
   const stop = () =>
     new Promise((done) => {
       if (child.exitCode !== null || child.signalCode !== null) return done();
@@ -191,7 +192,7 @@ test("installed beside memory-core by the doc's lines: a corpus supplement with 
   config.tools = { toolSearch: false };
   writeConfig(config);
 
-  const report = await inspect();
+  const [report, doctor] = await Promise.all([inspect(), openclaw("plugins", "doctor")]); // both only read
   assert.equal(report.plugin.status, "loaded");
   assert.equal(report.plugin.kind, undefined);
   assert.deepEqual(report.diagnostics.filter((d) => d.level === "error"), []);
@@ -206,8 +207,6 @@ test("installed beside memory-core by the doc's lines: a corpus supplement with 
   assert.deepEqual(report.commands.sort(), ["recall", "remember"]);
   assert.deepEqual(report.cliCommands, ["vaultsync"]);
   assert.equal(report.policy.allowConversationAccess, true);
-
-  const doctor = await openclaw("plugins", "doctor");
   assert.equal(doctor.code, 0, doctor.stderr);
   assert.doesNotMatch(doctor.stdout, /vaultsync-memory|conflict/i);
 });
@@ -256,10 +255,9 @@ test("every vaultsync tool's round trip inside one turn, memory-core's search re
   assert.match(body, /^Agent: main$/m); // which conversation put the fact there
   assert.match(body, /^Session: agent:main:main$/m);
 
-  const status = await openclaw("vaultsync", "status");
+  const [status, recalled] = await Promise.all([openclaw("vaultsync", "status"), openclaw("vaultsync", "recall", "oolong", "tea")]);
   assert.equal(status.code, 0, status.stderr);
   assert.match(status.stdout, /answering/);
-  const recalled = await openclaw("vaultsync", "recall", "oolong", "tea");
   assert.match(recalled.stdout, /SUPERSEDED by sarah-chen-008/);
 });
 
@@ -293,10 +291,9 @@ test("as the memory slot's owner by the doc's lines: memory-core off, its tool n
   assert.equal(config.plugins.slots.memory, "vaultsync-memory");
   assert.equal(config.plugins.entries["memory-core"].enabled, false);
   assert.equal(config.plugins.entries["vaultsync-memory"].config.mode, "slot");
-  const report = await inspect();
+  const [report, doctor] = await Promise.all([inspect(), openclaw("plugins", "doctor")]); // both only read
   assert.equal(report.plugin.status, "loaded");
   assert.deepEqual(report.tools.flatMap((t) => t.names).sort(), ["memory_forget", "memory_get", "memory_remember", "memory_search", "memory_supersede"]);
-  const doctor = await openclaw("plugins", "doctor");
   assert.equal(doctor.code, 0, doctor.stderr);
   assert.doesNotMatch(doctor.stdout, /vaultsync-memory/);
 
@@ -314,11 +311,10 @@ test("as the memory slot's owner by the doc's lines: memory-core off, its tool n
 
 test("with vaultsync stopped the turn still answers, says so in the tool result and logs a warning", async () => {
   await server.stop();
-  const done = await turn('Anything about Sarah Chen?\nCALL memory_search {"query":"Sarah Chen"}');
+  const [done, status] = await Promise.all([turn('Anything about Sarah Chen?\nCALL memory_search {"query":"Sarah Chen"}'), openclaw("vaultsync", "status")]);
   assert.match(done.reply, /unavailable right now; answer without it/);
   assert.match(done.stdout + done.stderr, /recall skipped for this turn/);
   assert.doesNotMatch(userText(done.requests[0]), /vaultsync-memory/);
-  const status = await openclaw("vaultsync", "status");
   assert.equal(status.code, 1);
   assert.match(status.stderr, /not reachable/);
 });
