@@ -35,7 +35,7 @@ from vaultsync.core.guard import empty_side
 from vaultsync.core.planner import Planner, make_plan
 from vaultsync.core.scope import Names, Planned
 from vaultsync.core.shrink import daily_deletions, find_held
-from vaultsync.engine.batches import FirstWalk, Settled, cut_batches, note_blobs, read_batch
+from vaultsync.engine.batches import FirstWalk, Read, Settled, cut_batches, note_blobs, read_batch
 from vaultsync.engine.finish import keep_ids, touched_notes, unchanged_blobs
 from vaultsync.engine.first_import import racy_reads
 from vaultsync.engine.prepare import PassContext, missing_places
@@ -75,12 +75,7 @@ def run_batched(setting: PassContext, report: Report) -> Report | None:
     touched = set() if options.dry_run else touched_notes(cfg)
     for batch in batches:
         scanned = read(batch)
-        gone, _ = daily_deletions(scanned.world, options.deleting)
-        dailies.update({side: len(keys) for side, keys in gone.items()})
-        if (
-            find_held(scanned.world, cfg.safety, layout, options.deleting)
-            or max(dailies.values()) > cfg.safety.max_daily_deletes
-        ):
+        if _holds(setting, scanned, dailies):
             del report.problems[said:]
             return None  # a change to hold: the whole pass holds it and syncs the rest
         report.problems += (
@@ -98,13 +93,7 @@ def run_batched(setting: PassContext, report: Report) -> Report | None:
         known.moves += scanned.moves
         known.marks.append(scanned.mark(own, notes, known.tally.add(scanned.world, options.deleting), paths))
         if guess is not None and not scanned.moves:
-            plan = make_plan(cfg, layout, scanned.world, scanned.mem, scanned.vault, scanned.base, stamp, guess)
-            if not (plan.actions or plan.upserts or plan.deletes):
-                reads = racy_reads(scanned.mem, setting.walk.racy)
-                left = Settled(note_blobs(scanned, []), reads, scanned.world.foreign, plan.problems)
-                known.settled[len(known.marks) - 1] = left
-                if not options.dry_run:
-                    keep_ids(store, scanned.world.ids())
+            _settle(setting, scanned, known, guess, stamp)
     if guess is None or (known.names, known.counts) != (guess.names, guess.counts):
         known.settled.clear()  # planned against other names than the pass ends with: all are read again
 
@@ -120,6 +109,29 @@ def run_batched(setting: PassContext, report: Report) -> Report | None:
         return report
     del keys  # each batch holds its own
     return write_batches(setting, report, batches, known, listing, listed, read, stamp)
+
+
+def _settle(setting: PassContext, scanned: Read, known: FirstWalk, guess: Planned, stamp: str) -> None:
+    """A batch with nothing to do under the names the pass is guessed to end with is settled now, so the second
+    walk does not read it again (``known.settled``, cleared when the guess turns out wrong)."""
+    cfg, layout = setting.cfg, setting.layout
+    plan = make_plan(cfg, layout, scanned.world, scanned.mem, scanned.vault, scanned.base, stamp, guess)
+    if plan.actions or plan.upserts or plan.deletes:
+        return
+    reads = racy_reads(scanned.mem, setting.walk.racy)
+    known.settled[len(known.marks) - 1] = Settled(note_blobs(scanned, []), reads, scanned.world.foreign, plan.problems)
+    if not setting.options.dry_run:
+        keep_ids(setting.store, scanned.world.ids())
+
+
+def _holds(setting: PassContext, scanned: Read, dailies: Counter[str]) -> bool:
+    """Whether the shrink guard holds a change of this batch, or the daily notes deleted over the batches so far
+    (added to ``dailies``) cross their bound: only a whole pass sees every unit the guard weighs together."""
+    cfg, options = setting.cfg, setting.options
+    gone, _ = daily_deletions(scanned.world, options.deleting)
+    dailies.update({side: len(keys) for side, keys in gone.items()})
+    held = find_held(scanned.world, cfg.safety, setting.layout, options.deleting)
+    return bool(held) or max(dailies.values()) > cfg.safety.max_daily_deletes
 
 
 def _guess(cfg: Config, layout: VaultLayout, keys: list[str]) -> Planned | None:
